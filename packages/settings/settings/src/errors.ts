@@ -1,0 +1,102 @@
+import { sectionLabel } from './ids.ts'
+
+/** Fields every settings error carries so callers can react without parsing messages. */
+interface SectionFacts {
+  ns: string
+  scope?: string
+}
+
+/**
+ * A write carried an `expectedRevision` the section has moved past: someone else
+ * wrote first. Nothing was stored; re-read and retry.
+ */
+export class SettingsConflictError extends Error {
+  override readonly name = 'SettingsConflictError'
+  readonly code = 'SETTINGS_CONFLICT'
+  readonly ns: string
+  readonly scope?: string
+  readonly expected: number
+  readonly actual: number
+  constructor(facts: SectionFacts & { expected: number; actual: number }) {
+    super(`settings namespace ${sectionLabel(facts.ns, facts.scope)} changed since it was read (expected revision ${facts.expected}, now ${facts.actual})`)
+    this.ns = facts.ns
+    if (facts.scope !== undefined) this.scope = facts.scope
+    this.expected = facts.expected
+    this.actual = facts.actual
+  }
+}
+
+/**
+ * A resolved value was refused: by the schema (`path` names the field and the
+ * message says what was expected, never what was received) or by the kind's
+ * `validate` check (the check's error is the `cause`).
+ */
+export class SettingsValidationError extends TypeError {
+  override readonly name = 'SettingsValidationError'
+  readonly code = 'SETTINGS_INVALID'
+  readonly ns: string
+  readonly scope?: string
+  /** Path of the refused field inside the section; empty for the section itself or an owner check. */
+  readonly path: string[]
+  constructor(facts: SectionFacts & { path: string[]; reason: string; cause?: unknown }) {
+    super(`settings ${sectionLabel(facts.ns, facts.scope)} ${facts.reason}`, facts.cause === undefined ? undefined : { cause: facts.cause })
+    this.ns = facts.ns
+    if (facts.scope !== undefined) this.scope = facts.scope
+    this.path = facts.path
+  }
+}
+
+/**
+ * Malformed input to the seam: a non-object payload, non-JSON data, a prototype
+ * key, a malformed op, a size limit. `path` is the `$`-rooted location when one applies.
+ */
+export class SettingsInputError extends TypeError {
+  override readonly name = 'SettingsInputError'
+  readonly code = 'SETTINGS_BAD_INPUT'
+  readonly ns?: string
+  readonly scope?: string
+  readonly path?: string
+  constructor(message: string, facts: Partial<SectionFacts> & { path?: string } = {}) {
+    super(message)
+    if (facts.ns !== undefined) this.ns = facts.ns
+    if (facts.scope !== undefined) this.scope = facts.scope
+    if (facts.path !== undefined) this.path = facts.path
+  }
+}
+
+/** The section was refused by state, not input: an unknown namespace, a read-only provider, a disposed service or registration. */
+export class SettingsUnavailableError extends Error {
+  override readonly name = 'SettingsUnavailableError'
+  readonly ns: string
+  readonly scope?: string
+  constructor(
+    readonly code: 'SETTINGS_UNKNOWN_NAMESPACE' | 'SETTINGS_READ_ONLY' | 'SETTINGS_DISPOSED',
+    message: string,
+    facts: SectionFacts,
+  ) {
+    super(message)
+    this.ns = facts.ns
+    if (facts.scope !== undefined) this.scope = facts.scope
+  }
+}
+
+/** A registration collides with a live one: the same scope twice, or a different schema under a taken name. */
+export class SettingsRegistrationError extends Error {
+  override readonly name = 'SettingsRegistrationError'
+  readonly ns: string
+  readonly scope?: string
+  constructor(
+    readonly code: 'SETTINGS_DUPLICATE' | 'SETTINGS_SCHEMA_MISMATCH',
+    message: string,
+    facts: SectionFacts,
+  ) {
+    super(message)
+    this.ns = facts.ns
+    if (facts.scope !== undefined) this.scope = facts.scope
+  }
+}
+
+/** Whether `error` is an invariant failure that must reach the emitter instead of being contained. */
+export function isInvariantError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'INVARIANT'
+}

@@ -1,0 +1,32 @@
+export { SettingsProvider } from './provider.ts'
+export type { SettingsTransaction } from './engine.ts'
+export {
+  SettingsConflictError,
+  SettingsInputError,
+  SettingsRegistrationError,
+  SettingsUnavailableError,
+  SettingsValidationError,
+} from './errors.ts'
+export { NAMESPACE_PATTERN, RESERVED_NAMESPACES, settingsNamespace, settingsScopeId } from './ids.ts'
+export { installSettingsSection } from './install-section.ts'
+export { SCOPES_KEY } from './document.ts'
+export type {
+  Branded,
+  JsonObject,
+  JsonValue,
+  RedactedSecret,
+  SettingsApplies,
+  SettingsDescribeOptions,
+  SettingsDescriptor,
+  SettingsDocument,
+  SettingsNamespace,
+  SettingsNamespaceInput,
+  SettingsNamespaceView,
+  SettingsPathOp,
+  SettingsRegisterOptions,
+  SettingsSchema,
+  SettingsScope,
+  SettingsScopeId,
+  SettingsSectionHooks,
+  SettingsUpdateSource,
+} from './types.ts'

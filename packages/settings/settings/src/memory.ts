@@ -1,0 +1,79 @@
+import type { Context } from 'cordis'
+import type { SettingsTransaction } from './engine.ts'
+import { cloneStored } from './json.ts'
+import { SettingsProvider } from './provider.ts'
+import type { SettingsDocument } from './types.ts'
+
+/**
+ * A complete settings provider that keeps the document in memory, for tests
+ * of the seam and of every consumer plugin. It honours the same transaction
+ * contract as a file or database provider: writes and simulated external
+ * edits run one at a time on one chain.
+ */
+export class MemorySettingsProvider extends SettingsProvider {
+  private stored: SettingsDocument
+  private readonly canWrite: boolean
+  private chain: Promise<void> = Promise.resolve()
+  /** How many transactions stored a new document (group commit makes this smaller than the number of writes). */
+  persistCount = 0
+
+  constructor(ctx: Context, config: MemorySettingsProvider.Config = {}) {
+    super(ctx)
+    this.stored = cloneStored(config.document ?? {}) as SettingsDocument
+    this.canWrite = config.writable ?? true
+  }
+
+  override get writable(): boolean {
+    return this.canWrite
+  }
+
+  protected load(): SettingsDocument {
+    return cloneStored(this.stored) as SettingsDocument
+  }
+
+  protected transact(transaction: SettingsTransaction): Promise<void> {
+    return this.exclusive(() => {
+      const current = cloneStored(this.stored) as SettingsDocument
+      const next = transaction.apply(current)
+      if (next !== current) {
+        this.stored = cloneStored(next) as SettingsDocument
+        this.persistCount++
+      }
+      transaction.commit()
+    })
+  }
+
+  /** A detached copy of the stored raw document. */
+  document(): SettingsDocument {
+    return cloneStored(this.stored) as SettingsDocument
+  }
+
+  /**
+   * Replace the stored document as an outside editor would, and publish it
+   * (source `provider`). Resolves after every commit and event ran.
+   */
+  edit(document: SettingsDocument): Promise<void> {
+    return this.exclusive(() => {
+      this.stored = cloneStored(document) as SettingsDocument
+      this.publish(cloneStored(document) as SettingsDocument)
+    })
+  }
+
+  private exclusive(run: () => void): Promise<void> {
+    const result = this.chain.then(run)
+    this.chain = result.catch(() => {})
+    return result
+  }
+}
+
+export namespace MemorySettingsProvider {
+  /** Configuration of {@link MemorySettingsProvider}. */
+  export interface Config {
+    /** The initial raw document; copied, never aliased. */
+    document?: SettingsDocument
+    /** Whether writes are accepted; `false` makes a read-only provider. Defaults to `true`. */
+    writable?: boolean
+  }
+}
+
+export default MemorySettingsProvider

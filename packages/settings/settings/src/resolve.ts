@@ -1,0 +1,82 @@
+import Schema from 'schemastery'
+import { SettingsValidationError } from './errors.ts'
+import { frozenCopy } from './freeze.ts'
+import { formatPath } from './json.ts'
+import { mergeLayers } from './merge.ts'
+import type { SettingsSchema } from './types.ts'
+
+/** The section a resolution concerns, for error messages. */
+export interface SectionSite {
+  ns: string
+  scope?: string
+}
+
+/**
+ * The part of a schemastery message that describes the schema, never the
+ * received value: messages quote what they got, which may be a secret.
+ */
+export function expectationOf(message: string): string {
+  if (message === 'missing required value') return message
+  if (message.startsWith('expect string to match regexp ')) return message
+  if (message.startsWith('unsupported type ')) return message
+  const cut = message.indexOf(' but got ')
+  if (message.startsWith('expected ') && cut > 0) return message.slice(0, cut)
+  return 'is invalid'
+}
+
+/** Strip the `$`-path prefix schemastery puts in front of a message. */
+function bareMessage(message: string, path: readonly PropertyKey[]): string {
+  if (!path.length) return message
+  let prefix = '$'
+  for (const segment of path) {
+    if (typeof segment === 'string') prefix += '.' + segment
+    else if (typeof segment === 'number') prefix += '[' + segment + ']'
+    else prefix += `[Symbol(${segment.toString()})]`
+  }
+  return message.startsWith(prefix + ' ') ? message.slice(prefix.length + 1) : message
+}
+
+/**
+ * Run a schema over merged data and rewrite any failure as "path: what was
+ * expected". The received value never reaches the message.
+ * @throws {SettingsValidationError}
+ */
+export function applySchema<T>(schema: SettingsSchema<T>, data: unknown, site: SectionSite): T {
+  try {
+    return schema(data as never)
+  } catch (error) {
+    const path = Schema.ValidationError.is(error) ? (error.options.path ?? []) : []
+    const expected = Schema.ValidationError.is(error) ? expectationOf(bareMessage(error.message, path)) : 'is invalid'
+    const segments = path.map((segment) => (typeof segment === 'number' ? segment : String(segment)))
+    throw new SettingsValidationError({
+      ...site,
+      path: segments.map(String),
+      reason: `is invalid at ${formatPath(segments)}: ${expected}`,
+    })
+  }
+}
+
+/**
+ * Resolve one instance: merge the layers (lowest first), apply the schema and
+ * its defaults, freeze a private copy, then run the kind's check on it.
+ * @returns the deep-frozen resolved value.
+ * @throws {SettingsValidationError} when the schema or the check refuses the value.
+ */
+export function resolveValue<T>(
+  schema: SettingsSchema<T>,
+  layers: readonly unknown[],
+  validate: ((value: T) => void) | undefined,
+  site: SectionSite,
+): T {
+  // mergeLayers returns fresh objects: schemastery writes adapted values back into its input.
+  const value = frozenCopy(applySchema(schema, mergeLayers(layers), site))
+  if (validate) {
+    try {
+      validate(value)
+    } catch (cause) {
+      const detail = cause instanceof Error ? cause.message : String(cause)
+      throw new SettingsValidationError({ ...site, path: [], reason: `was refused by its owner's check: ${detail}`, cause })
+    }
+  }
+  return value
+}

@@ -1,0 +1,161 @@
+import type Schema from 'schemastery'
+
+declare const brand: unique symbol
+
+/** A string that carries a compile-time tag, so ids of different kinds do not mix. */
+export type Branded<B extends string> = string & { readonly [brand]: B }
+
+/** A validated namespace id: the name of one kind of setting and of its document sections. */
+export type SettingsNamespace = Branded<'SettingsNamespace'>
+
+/** A validated named-scope id of the form `<kind>/<id>` (an agent preset is `preset/<id>`). */
+export type SettingsScopeId = Branded<'SettingsScopeId'>
+
+/**
+ * Compile-time check on a namespace literal: resolves to `unknown` for a plausible
+ * lowercase kebab-case literal (and for a plain `string`, checked at run time), `never` otherwise.
+ */
+export type SettingsNamespaceInput<N extends string> = string extends N
+  ? unknown
+  : N extends Lowercase<N>
+    ? N extends '' | `-${string}` | `${string}-` | `${string}--${string}` | `${string}${' ' | '_' | '.' | '/'}${string}`
+      ? never
+      : unknown
+    : never
+
+/** When a namespace's changes take effect for its owner: a hint for configuration UIs only. */
+export type SettingsApplies = 'live' | 'restart'
+
+/** Where a committed change entered: an in-process write, or an edit the provider observed. */
+export type SettingsUpdateSource = 'update' | 'provider'
+
+/** A JSON value as stored in a settings document. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+
+/** A JSON object: the shape of every stored section. */
+export type JsonObject = { [key: string]: JsonValue }
+
+/**
+ * The raw document a provider stores: top-level keys are global sections by
+ * namespace; the reserved key `scopes` maps a scope id to that scope's sections.
+ */
+export interface SettingsDocument {
+  [ns: string]: unknown
+  scopes?: { [scope: string]: { [ns: string]: unknown } }
+}
+
+/** Options of a registration, beyond the namespace and its schema. */
+export interface SettingsRegisterOptions<T> {
+  /** The composition layer (for example the plugin's `cordis.yml` entry), below every user section. Never stored. */
+  base?: Partial<T>
+  /** When the owner acts on a change; defaults to `live`. Surfaced to UIs, changes no behavior. */
+  applies?: SettingsApplies
+  /**
+   * An extra check on the resolved value for rules the schema cannot state (one
+   * field constraining another). Throwing refuses the write that produced the
+   * value; a stored value that fails it keeps the last good value (or fails the
+   * registration when there is none yet). The kind's earliest live registrant's
+   * check judges every instance of the kind.
+   */
+  validate?: (value: T) => void
+}
+
+/** The owner's handle on one registered instance. Reads are plain property reads of a cached snapshot. */
+export interface SettingsScope<T> {
+  /** The current resolved value, deep-frozen; the same object until a commit changes it. */
+  get(): T
+  /**
+   * Call `callback(next, prev)` after every commit that changes the resolved value.
+   * Calls of one callback never overlap and follow commit order; a throw or
+   * rejection is logged and contained. Once the returned disposer ran, no queued
+   * call starts; one already running still finishes (and disposal waits for it).
+   */
+  watch(callback: (next: T, prev: T) => void | Promise<void>): () => void
+  /** Deep-merge a JSON patch into this instance's own user section and persist it. */
+  update(patch: object): Promise<void>
+  /** Replace this instance's own user section; keys left out fall back to the layers below. */
+  replace(section: object): Promise<void>
+}
+
+/** One secret position of a redacted descriptor: a write-only slot for a configuration page. */
+export interface RedactedSecret {
+  /** Path of the secret inside the section. */
+  path: string[]
+  /** Whether the resolved value holds a secret there. */
+  set: boolean
+  /** The layer the resolved secret comes from; absent when unset or supplied by a schema default. */
+  layer?: 'base' | 'global' | 'scope'
+}
+
+/** One namespace kind under one scope, as configuration surfaces see it. */
+export interface SettingsDescriptor {
+  /** The namespace. */
+  ns: SettingsNamespace
+  /** The named scope described; absent for the global scope. */
+  scope?: SettingsScopeId
+  /** Whether an owner registered the namespace under this scope (false: described from the kind alone). */
+  registered: boolean
+  /** The kind's schemastery `toJSON()` envelope (sanitized under `redactSecrets`). */
+  schema: unknown
+  /** The resolved value. */
+  value: unknown
+  /** Revision of the raw section reported in `user`; send it back as `expectedRevision`. */
+  revision: number
+  /** The registrant's composition layer, when it declared one. */
+  base?: unknown
+  /** The stored section (the scope's own for a scoped descriptor), when one exists and is well-formed. */
+  user?: unknown
+  /** For a scoped descriptor: the value without the scope's own section (defaults, base, global section). */
+  inherited?: unknown
+  /** The owner's declared effect timing. */
+  applies: SettingsApplies
+  /** Secret slots; present only under `redactSecrets`. */
+  secrets?: RedactedSecret[]
+}
+
+/** A redacted descriptor as a remote configuration surface receives it: `secrets` is always present. */
+export type SettingsNamespaceView = SettingsDescriptor & { secrets: RedactedSecret[] }
+
+/**
+ * One path-addressed edit of a user section. It lets a caller holding a redacted
+ * view change the field it means without restating (and so erasing) secrets it never saw.
+ */
+export type SettingsPathOp =
+  | { op: 'set'; path: readonly string[]; value: unknown }
+  | { op: 'unset'; path: readonly string[] }
+
+/** Options of `describe`. */
+export interface SettingsDescribeOptions {
+  /** Strip secrets from every layer and from the schema envelope, and list their slots. Required on every wire. */
+  redactSecrets?: boolean
+  /** Describe every kind under this named scope instead of the global scope. */
+  scope?: string
+}
+
+/** Hooks of an optional-settings consumer (see `installSettingsSection`). */
+export interface SettingsSectionHooks<T> {
+  /** Point the consumer at the function that yields its current value. */
+  setSource(source: () => T): void
+  /** Tell the consumer its value may have changed. */
+  onChange(): void
+  /** The kind's extra check, as `SettingsRegisterOptions.validate`. */
+  validate?(value: T): void
+}
+
+/** A schemastery schema resolving to `T`. */
+export type SettingsSchema<T> = Schema<any, T>
+
+declare module 'cordis' {
+  interface Events {
+    /**
+     * A registered instance's resolved value changed (never for a deep-equal value).
+     * Fired once the new value is what `get` answers; `scope` is absent for the global instance.
+     */
+    'settings/updated'(ns: SettingsNamespace, next: unknown, prev: unknown, source: SettingsUpdateSource, scope?: SettingsScopeId): void
+    /**
+     * A raw stored section changed, whether or not any resolved value did: configuration
+     * surfaces learn here that a held revision went stale. `scope` is absent for a global section.
+     */
+    'settings/document-updated'(ns: SettingsNamespace, revision: number, scope?: SettingsScopeId): void
+  }
+}

@@ -1,0 +1,51 @@
+import { SettingsInputError, SettingsValidationError } from './errors.ts'
+import { MAX_WRITE_BYTES, storedSectionProblem, toJsonObject, type InputSite } from './json.ts'
+import { mergeLayers } from './merge.ts'
+import { applyPathOps, checkPathOps, type CheckedPathOp } from './path.ts'
+import type { JsonObject } from './types.ts'
+
+/** The three ways to write a section. */
+export type WriteMode = 'update' | 'replace' | 'mutate'
+
+/** A write's payload after the call-time checks: a private copy the caller can no longer touch. */
+export type WritePayload =
+  | { mode: 'update' | 'replace'; data: JsonObject }
+  | { mode: 'mutate'; ops: CheckedPathOp[] }
+
+/**
+ * Check a write's payload when the call is made and copy it.
+ * @throws {SettingsInputError} for a non-object patch or section, malformed ops, non-JSON data or an oversized write.
+ */
+export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite): WritePayload {
+  if (mode !== 'mutate') return { mode, data: toJsonObject(payload, site) }
+  const ops = checkPathOps(payload, site)
+  if (new TextEncoder().encode(JSON.stringify(ops)).length > MAX_WRITE_BYTES) {
+    throw new SettingsInputError(`${site.label}: ops exceed ${MAX_WRITE_BYTES} bytes of JSON`, { ns: site.ns, scope: site.scope })
+  }
+  return { mode, ops }
+}
+
+/**
+ * The section a write stores, derived from the section as it is stored when
+ * the write reaches the front of the queue. `update` deep-merges its patch,
+ * `replace` takes its section as given, `mutate` applies its ops in order. A
+ * stored section that is malformed can only be repaired by `replace` or by a
+ * `mutate` whose first op addresses the section root.
+ * @throws {SettingsValidationError} when the stored section is malformed and the write cannot repair it.
+ */
+export function deriveSection(stored: unknown, payload: WritePayload, site: InputSite): JsonObject {
+  if (payload.mode === 'replace') return mergeLayers([payload.data]) as JsonObject
+  const problem = storedSectionProblem(stored)
+  const repairs = payload.mode === 'mutate' ? payload.ops[0]?.path.length === 0 : false
+  if (problem && !repairs) {
+    throw new SettingsValidationError({
+      ns: site.ns ?? '',
+      scope: site.scope,
+      path: [],
+      reason: `stored section ${problem}; replace the section to repair it`,
+    })
+  }
+  const current = (problem ? {} : (stored ?? {})) as JsonObject
+  if (payload.mode !== 'mutate') return (mergeLayers([current, payload.data]) ?? {}) as JsonObject
+  return applyPathOps(current, payload.ops, site)
+}
