@@ -42,9 +42,10 @@ export function withSection(doc: SettingsDocument, key: SectionKey, section: unk
 }
 
 /**
- * Copy a document handed over by a provider into one the seam can own. A
- * non-object document, `scopes` map or scope entry reads as empty, and the
- * problems found are returned so the caller can warn about them.
+ * Copy a document handed over by a provider into one the seam can own, and
+ * list what is wrong with its shape. A non-object document reads as empty; a
+ * non-object `scopes` map or scope entry is kept as stored (so a write does not
+ * drop it) but reads as holding no sections.
  */
 export function adoptDocument(input: unknown): { doc: SettingsDocument; problems: string[] } {
   const problems: string[] = []
@@ -56,13 +57,9 @@ export function adoptDocument(input: unknown): { doc: SettingsDocument; problems
   const scopes = own(doc, SCOPES_KEY)
   if (scopes !== undefined && !isPlainObject(scopes)) {
     problems.push(`"${SCOPES_KEY}" is not a map of scope ids`)
-    delete doc.scopes
   } else if (scopes) {
     for (const scope of Object.keys(scopes)) {
-      if (!isPlainObject(scopes[scope])) {
-        problems.push(`scope ${JSON.stringify(scope)} is not a map of namespace sections`)
-        delete scopes[scope]
-      }
+      if (!isPlainObject(scopes[scope])) problems.push(`scope ${JSON.stringify(scope)} is not a map of namespace sections`)
     }
   }
   return { doc, problems }
@@ -75,7 +72,8 @@ function sectionKeys(doc: SettingsDocument): SectionKey[] {
   const scopes = own(doc, SCOPES_KEY)
   if (isPlainObject(scopes)) {
     for (const scope of Object.keys(scopes)) {
-      for (const ns of Object.keys(scopes[scope] as object)) keys.push({ ns, scope })
+      const sections = scopes[scope]
+      if (isPlainObject(sections)) for (const ns of Object.keys(sections)) keys.push({ ns, scope })
     }
   }
   return keys

@@ -22,6 +22,7 @@ export type {
   SettingsNamespace,
   SettingsNamespaceInput,
   SettingsNamespaceView,
+  SettingsPartial,
   SettingsPathOp,
   SettingsRegisterOptions,
   SettingsSchema,

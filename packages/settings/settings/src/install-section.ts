@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import type { SettingsEngine } from './engine.ts'
 import { settingsNamespace } from './ids.ts'
-import type { SettingsNamespaceInput, SettingsSchema, SettingsScope, SettingsSectionHooks } from './types.ts'
+import type { SettingsNamespaceInput, SettingsPartial, SettingsSchema, SettingsScope, SettingsSectionHooks } from './types.ts'
 
 /** Whether a consumer's fiber is live (not unloading or disposed). */
 function isLive(owner: Context): boolean {
@@ -29,7 +29,7 @@ export function installSection<T>(
   checkHooks(hooks)
   let scope: SettingsScope<T>
   try {
-    scope = engine.register(caller, ns, schema, { base: entry as Partial<T>, validate: hooks.validate?.bind(hooks) })
+    scope = engine.register(caller, ns, schema, { base: entry as SettingsPartial<T>, validate: hooks.validate?.bind(hooks) })
   } catch (error) {
     // The consumer keeps its composition entry; a settings problem must not break it.
     engine.logger.warn(`settings: ${JSON.stringify(ns)} keeps its composition entry: ${(error as Error).message}`)

@@ -44,10 +44,17 @@ export interface SettingsDocument {
   scopes?: { [scope: string]: { [ns: string]: unknown } }
 }
 
+/** A layer over `T`: any subset of its fields, at any depth. Arrays are whole values, replaced rather than merged. */
+export type SettingsPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T]?: SettingsPartial<T[K]> | null }
+    : T
+
 /** Options of a registration, beyond the namespace and its schema. */
 export interface SettingsRegisterOptions<T> {
   /** The composition layer (for example the plugin's `cordis.yml` entry), below every user section. Never stored. */
-  base?: Partial<T>
+  base?: SettingsPartial<T>
   /** When the owner acts on a change; defaults to `live`. Surfaced to UIs, changes no behavior. */
   applies?: SettingsApplies
   /**

@@ -1,0 +1,78 @@
+import type { Context } from 'cordis'
+import { SettingsProvider, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
+
+/**
+ * A test provider whose storage the test controls: it can hold transactions at
+ * a gate, fail the next persist, change the stored document without telling
+ * the seam (a missed watcher event, another process), and count persists.
+ */
+export class ControlledProvider extends SettingsProvider {
+  stored: SettingsDocument
+  persistCount = 0
+  applyCount = 0
+  /** When set, a transaction waits for it before reading the document. */
+  gate: Promise<void> | undefined
+  /** When set, a transaction waits for it after `apply` and before storing the result. */
+  persistGate: Promise<void> | undefined
+  /** When set, the next persist throws it (after `apply` ran). */
+  failNextPersist: Error | undefined
+  /** Called with every document the provider is asked to persist. */
+  persisted: SettingsDocument[] = []
+  private chain: Promise<void> = Promise.resolve()
+
+  constructor(ctx: Context, config: { document?: SettingsDocument; writable?: boolean; documentPath?: string } = {}) {
+    super(ctx)
+    this.stored = structuredClone(config.document ?? {})
+    this.canWrite = config.writable ?? true
+    this.path = config.documentPath
+  }
+
+  private readonly canWrite: boolean
+  private readonly path: string | undefined
+
+  override get writable(): boolean {
+    return this.canWrite
+  }
+
+  override get documentPath(): string | undefined {
+    return this.path
+  }
+
+  protected load(): SettingsDocument {
+    return structuredClone(this.stored)
+  }
+
+  protected transact(transaction: SettingsTransaction): Promise<void> {
+    const run = this.chain.then(async () => {
+      if (this.gate) await this.gate
+      const current = structuredClone(this.stored)
+      this.applyCount++
+      const next = transaction.apply(current)
+      if (this.persistGate) await this.persistGate
+      if (next !== current) {
+        if (this.failNextPersist) {
+          const error = this.failNextPersist
+          this.failNextPersist = undefined
+          throw error
+        }
+        this.stored = structuredClone(next)
+        this.persisted.push(structuredClone(next))
+        this.persistCount++
+      }
+      transaction.commit()
+    })
+    this.chain = run.catch(() => {})
+    return run
+  }
+
+  /** Change storage behind the seam's back. */
+  silentlyStore(document: SettingsDocument): void {
+    this.stored = structuredClone(document)
+  }
+
+  /** Store and publish an outside edit, as a watcher would. */
+  externalEdit(document: SettingsDocument): void {
+    this.stored = structuredClone(document)
+    this.publish(structuredClone(document))
+  }
+}
