@@ -77,13 +77,28 @@ function matches(value: unknown, branch: AnySchema): boolean {
  */
 export function createRedactor(schema: AnySchema): Redactor {
   const memo = new Map<AnySchema, boolean>()
+  // Reachability, not recursion with provisional answers: a recursive schema reaches itself,
+  // and a "no secret yet" recorded mid-walk would wrongly clear its ancestors.
   const containsSecret = (input: AnySchema): boolean => {
-    const node = unlazy(input)
-    const known = memo.get(node)
+    const start = unlazy(input)
+    const known = memo.get(start)
     if (known !== undefined) return known
-    memo.set(node, false) // a recursive schema reaches itself: assume no secret until proven
-    const found = isSecretNode(input) || isSecretNode(node) || childrenOf(node).some(containsSecret)
-    memo.set(node, found)
+    let found = isSecretNode(input)
+    const seen = new Set<AnySchema>([start])
+    const pending = [start]
+    while (!found && pending.length) {
+      const node = pending.pop()!
+      if (isSecretNode(node)) found = true
+      for (const child of childrenOf(node)) {
+        if (isSecretNode(child)) found = true
+        const inner = unlazy(child)
+        if (!seen.has(inner)) {
+          seen.add(inner)
+          pending.push(inner)
+        }
+      }
+    }
+    memo.set(start, found)
     return found
   }
 
