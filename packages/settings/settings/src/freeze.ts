@@ -1,4 +1,4 @@
-import { isPlainObject } from './json.ts'
+import { isPlainObject, setOwn } from './json.ts'
 
 /**
  * A deep copy of `value` in which every plain object and array is frozen. The
@@ -8,6 +8,6 @@ export function frozenCopy<T>(value: T): T {
   if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T
   if (!isPlainObject(value)) return value
   const result: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) result[key] = frozenCopy(value[key])
+  for (const key of Object.keys(value)) setOwn(result, key, frozenCopy(value[key]))
   return Object.freeze(result) as T
 }

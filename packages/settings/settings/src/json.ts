@@ -14,6 +14,15 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null
 }
 
+/**
+ * Set an own data property, safely even for the key `__proto__` (which plain
+ * assignment would turn into a prototype change).
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
+}
+
 /** Render a path as `$`-rooted JSON path text: `$.a.b`, `$.list[0]`, `$["odd key"]`. */
 export function formatPath(path: readonly (string | number)[]): string {
   let text = '$'
@@ -51,6 +60,8 @@ export interface InputSite {
  */
 export function toJsonData(value: unknown, site: InputSite, root: (string | number)[] = []): JsonValue {
   const ancestors = new Set<object>()
+  // A lower bound of the UTF-8 encoding, kept while walking so a huge input stops early;
+  // the exact size is measured at the end when the bound alone cannot settle it.
   let budget = MAX_WRITE_BYTES
   const fail = (what: string, path: (string | number)[]): never => {
     const at = formatPath(path)
@@ -61,11 +72,11 @@ export function toJsonData(value: unknown, site: InputSite, root: (string | numb
     if (budget < 0) fail(`data exceeds ${MAX_WRITE_BYTES} bytes of JSON`, path)
   }
   const walk = (input: unknown, path: (string | number)[]): JsonValue => {
-    if (input === null || typeof input === 'boolean') return spend(5, path), input
+    if (input === null || typeof input === 'boolean') return spend(input === false ? 5 : 4, path), input
     if (typeof input === 'string') return spend(input.length + 2, path), input
     if (typeof input === 'number') {
       if (!Number.isFinite(input)) fail('data must be JSON-compatible: non-finite number', path)
-      return spend(24, path), input
+      return spend(String(input).length, path), input
     }
     if (typeof input !== 'object') return fail(`data must be JSON-compatible: ${kindOf(input)}`, path)
     if (path.length - root.length >= MAX_DEPTH) fail(`data nests deeper than ${MAX_DEPTH} levels`, path)
@@ -80,16 +91,18 @@ export function toJsonData(value: unknown, site: InputSite, root: (string | numb
       for (let index = 0; index < input.length; index++) {
         const item = input[index]
         if (item === undefined) fail('data must be JSON-compatible: undefined array entry', [...path, index])
+        if (index) spend(1, path)
         items.push(walk(item, [...path, index]))
       }
       result = items
     } else {
       const entries: JsonObject = {}
+      let count = 0
       for (const key of Object.keys(input)) {
         const item = (input as Record<string, unknown>)[key]
         if (PROTOTYPE_KEYS.has(key)) fail(`prototype key ${JSON.stringify(key)} is not allowed`, [...path, key])
         if (item === undefined) continue
-        spend(key.length + 3, path)
+        spend(key.length + (count++ ? 4 : 3), path)
         entries[key] = walk(item, [...path, key])
       }
       result = entries
@@ -97,7 +110,18 @@ export function toJsonData(value: unknown, site: InputSite, root: (string | numb
     ancestors.delete(input)
     return result
   }
-  return walk(value, root)
+  const result = walk(value, root)
+  // Strings were counted by UTF-16 units; one unit encodes to at most 6 bytes (`\u001f`),
+  // so only a bound past a sixth of the limit needs the exact measure.
+  if ((MAX_WRITE_BYTES - budget) * 6 > MAX_WRITE_BYTES && utf8Length(JSON.stringify(result)) > MAX_WRITE_BYTES) {
+    fail(`data exceeds ${MAX_WRITE_BYTES} bytes of JSON`, root)
+  }
+  return result
+}
+
+/** The UTF-8 byte length of a string. */
+export function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length
 }
 
 /**
@@ -121,7 +145,7 @@ export function cloneStored(value: unknown): unknown {
   if (!isPlainObject(value)) return value
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
-    Object.defineProperty(copy, key, { value: cloneStored(value[key]), enumerable: true, writable: true, configurable: true })
+    setOwn(copy, key, cloneStored(value[key]))
   }
   return copy
 }
@@ -133,10 +157,10 @@ export function cloneStored(value: unknown): unknown {
 export function storedSectionProblem(section: unknown): string | undefined {
   if (section === undefined) return undefined
   if (!isPlainObject(section)) return 'must be an object of keys'
-  const find = (value: unknown, path: string[]): string | undefined => {
+  const find = (value: unknown, path: (string | number)[]): string | undefined => {
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
-        const found = find(value[i], [...path, String(i)])
+        const found = find(value[i], [...path, i])
         if (found) return found
       }
     } else if (isPlainObject(value)) {

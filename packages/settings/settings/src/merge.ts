@@ -1,4 +1,4 @@
-import { isPlainObject } from './json.ts'
+import { isPlainObject, setOwn } from './json.ts'
 
 /**
  * Layer values over each other, lowest first. Plain objects merge key by key,
@@ -21,7 +21,7 @@ function mergeTwo(lower: unknown, upper: unknown): unknown {
   for (const key of Object.keys(upper)) {
     const value = upper[key]
     if (value === undefined) continue
-    result[key] = Object.hasOwn(result, key) ? mergeTwo(result[key], value) : copyData(value)
+    setOwn(result, key, Object.hasOwn(result, key) ? mergeTwo(result[key], value) : copyData(value))
   }
   return result
 }
@@ -31,6 +31,6 @@ export function copyData<T>(value: T): T {
   if (Array.isArray(value)) return value.map(copyData) as T
   if (!isPlainObject(value)) return value
   const result: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) result[key] = copyData(value[key])
+  for (const key of Object.keys(value)) setOwn(result, key, copyData(value[key]))
   return result as T
 }

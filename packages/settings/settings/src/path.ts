@@ -32,7 +32,8 @@ export function checkPathOps(ops: unknown, site: InputSite): CheckedPathOp[] {
       return fail(`op ${index} must be {op:'set'|'unset', path}`)
     }
     const path = op.path
-    if (!Array.isArray(path) || !path.every((segment) => typeof segment === 'string')) {
+    // Index by index: `every` would skip the holes of a sparse array.
+    if (!Array.isArray(path) || !Array.from(path).every((segment) => typeof segment === 'string')) {
       return fail(`op ${index}: op paths must be arrays of strings`)
     }
     if (path.length > MAX_DEPTH) fail(`op ${index}: path is deeper than ${MAX_DEPTH} segments`)

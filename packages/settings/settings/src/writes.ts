@@ -1,5 +1,5 @@
 import { SettingsInputError, SettingsValidationError } from './errors.ts'
-import { MAX_WRITE_BYTES, storedSectionProblem, toJsonObject, type InputSite } from './json.ts'
+import { MAX_WRITE_BYTES, storedSectionProblem, toJsonObject, utf8Length, type InputSite } from './json.ts'
 import { mergeLayers } from './merge.ts'
 import { applyPathOps, checkPathOps, type CheckedPathOp } from './path.ts'
 import type { JsonObject } from './types.ts'
@@ -19,7 +19,7 @@ export type WritePayload =
 export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite): WritePayload {
   if (mode !== 'mutate') return { mode, data: toJsonObject(payload, site) }
   const ops = checkPathOps(payload, site)
-  if (new TextEncoder().encode(JSON.stringify(ops)).length > MAX_WRITE_BYTES) {
+  if (utf8Length(JSON.stringify(ops)) > MAX_WRITE_BYTES) {
     throw new SettingsInputError(`${site.label}: ops exceed ${MAX_WRITE_BYTES} bytes of JSON`, { ns: site.ns, scope: site.scope })
   }
   return { mode, ops }

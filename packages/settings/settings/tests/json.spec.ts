@@ -1,0 +1,480 @@
+import { describe, expect, it } from 'vitest'
+import { SettingsInputError } from '../src/errors.ts'
+import {
+  cloneStored,
+  formatPath,
+  isPlainObject,
+  MAX_DEPTH,
+  MAX_WRITE_BYTES,
+  storedSectionProblem,
+  toJsonData,
+  toJsonObject,
+  type InputSite,
+} from '../src/json.ts'
+
+const site: InputSite = { label: 'settings update for "demo"', ns: 'demo' }
+
+/** Run `fn` and return what it threw; fail the test when it returns normally. */
+function thrown(fn: () => unknown): Error {
+  try {
+    fn()
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error('expected the call to throw')
+}
+
+/** Assert `fn` throws a SettingsInputError at `path` whose message contains every fragment. */
+function expectInputError(fn: () => unknown, path: unknown, ...fragments: string[]): SettingsInputError {
+  const error = thrown(fn)
+  expect(error).toBeInstanceOf(SettingsInputError)
+  expect(error).toBeInstanceOf(TypeError)
+  expect(error.name).toBe('SettingsInputError')
+  expect((error as SettingsInputError).code).toBe('SETTINGS_BAD_INPUT')
+  expect((error as SettingsInputError).path).toEqual(path)
+  for (const fragment of fragments) expect(error.message).toContain(fragment)
+  return error as SettingsInputError
+}
+
+/** Every object and array reachable from `value` (including itself). */
+function containers(value: unknown, into = new Set<object>()): Set<object> {
+  if (typeof value === 'object' && value !== null && !into.has(value)) {
+    into.add(value)
+    for (const key of Object.keys(value)) containers((value as Record<string, unknown>)[key], into)
+  }
+  return into
+}
+
+/** `n` nested objects: the root at depth 0, the innermost at depth n - 1. */
+function nestedObjects(n: number): unknown {
+  let value: unknown = {}
+  for (let i = 1; i < n; i++) value = { d: value }
+  return value
+}
+
+/** `n` nested arrays. */
+function nestedArrays(n: number): unknown {
+  let value: unknown = []
+  for (let i = 1; i < n; i++) value = [value]
+  return value
+}
+
+class Point {
+  constructor(
+    readonly x: number,
+    readonly y: number,
+  ) {}
+}
+
+describe('isPlainObject', () => {
+  it('accepts object literals and null-prototype objects', () => {
+    expect(isPlainObject({})).toBe(true)
+    expect(isPlainObject({ a: 1 })).toBe(true)
+    expect(isPlainObject(Object.create(null))).toBe(true)
+    expect(isPlainObject(JSON.parse('{"__proto__":{"x":1}}'))).toBe(true)
+  })
+
+  it('refuses arrays, null, primitives, functions and class instances', () => {
+    for (const value of [[], null, undefined, 0, 'a', true, 1n, Symbol('s'), () => 1, new Date(), new Map(), new Point(1, 2), /re/, Object.create({})]) {
+      expect(isPlainObject(value)).toBe(false)
+    }
+  })
+})
+
+describe('formatPath', () => {
+  it('renders the root as $', () => {
+    expect(formatPath([])).toBe('$')
+  })
+
+  it('renders identifier keys with dots and numbers as indexes', () => {
+    expect(formatPath(['a', 'b'])).toBe('$.a.b')
+    expect(formatPath(['list', 0])).toBe('$.list[0]')
+    expect(formatPath(['ops', 2, 'value'])).toBe('$.ops[2].value')
+    expect(formatPath(['_x', '$y'])).toBe('$._x.$y')
+  })
+
+  it('quotes keys that are not identifiers', () => {
+    expect(formatPath(['odd key'])).toBe('$["odd key"]')
+    expect(formatPath(['0'])).toBe('$["0"]')
+    expect(formatPath(['a', 'say "hi"'])).toBe('$.a["say \\"hi\\""]')
+    expect(formatPath([''])).toBe('$[""]')
+  })
+})
+
+describe('toJsonData', () => {
+  it('returns an equal copy of JSON data', () => {
+    const input = { s: 'text', n: -1.5, z: 0, t: true, f: false, nil: null, list: [1, 'two', [3], { four: 4 }], nested: { deep: { deeper: [] } } }
+    expect(toJsonData(input, site)).toEqual(input)
+  })
+
+  it('accepts JSON scalars at the root', () => {
+    expect(toJsonData(null, site)).toBeNull()
+    expect(toJsonData(7, site)).toBe(7)
+    expect(toJsonData('x', site)).toBe('x')
+    expect(toJsonData(false, site)).toBe(false)
+    expect(toJsonData([1, 2], site)).toEqual([1, 2])
+  })
+
+  it('refuses a function at its path', () => {
+    expectInputError(() => toJsonData({ theme: () => 'dark' }, site), '$.theme', 'settings update for "demo"', 'data must be JSON-compatible', 'function', 'at $.theme')
+  })
+
+  it('refuses a Date at its path', () => {
+    expectInputError(() => toJsonData({ value: { at: new Date(0) } }, site), '$.value.at', 'JSON-compatible', 'Date at $.value.at')
+  })
+
+  it('refuses a Map by its constructor name', () => {
+    expectInputError(() => toJsonData({ m: new Map([['a', 1]]) }, site), '$.m', 'JSON-compatible', 'Map at $.m')
+  })
+
+  it('refuses a Set inside an array by its constructor name', () => {
+    expectInputError(() => toJsonData({ list: [1, new Set()] }, site), '$.list[1]', 'Set at $.list[1]')
+  })
+
+  it('refuses a class instance by its class name', () => {
+    expectInputError(() => toJsonData({ where: new Point(1, 2) }, site), '$.where', 'JSON-compatible', 'Point at $.where')
+  })
+
+  it('refuses an object whose prototype is another plain object as a non-plain object', () => {
+    expectInputError(() => toJsonData({ o: Object.create({ inherited: 1 }) }, site), '$.o', 'a non-plain object at $.o')
+    expectInputError(() => toJsonData({ o: Object.create(Object.create(null)) }, site), '$.o', 'a non-plain object at $.o')
+  })
+
+  it('refuses a bigint at its path', () => {
+    expectInputError(() => toJsonData({ big: 10n }, site), '$.big', 'JSON-compatible', 'bigint at $.big')
+  })
+
+  it('refuses a symbol at its path', () => {
+    expectInputError(() => toJsonData({ a: [Symbol('s')] }, site), '$.a[0]', 'JSON-compatible', 'symbol at $.a[0]')
+  })
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['-Infinity', Number.NEGATIVE_INFINITY],
+  ])('refuses %s as a non-finite number', (_name, value) => {
+    expectInputError(() => toJsonData({ size: { n: value } }, site), '$.size.n', 'JSON-compatible', 'non-finite number at $.size.n')
+  })
+
+  it('refuses an undefined array entry at its index', () => {
+    expectInputError(() => toJsonData({ list: [1, undefined, 3] }, site), '$.list[1]', 'undefined array entry at $.list[1]')
+  })
+
+  it('refuses a hole in a sparse array as an undefined entry', () => {
+    const sparse: unknown[] = [1]
+    sparse[2] = 3
+    expectInputError(() => toJsonData({ list: sparse }, site), '$.list[1]', 'undefined array entry')
+  })
+
+  it('refuses undefined at the root', () => {
+    expectInputError(() => toJsonData(undefined, site), '$', 'JSON-compatible', 'undefined at $')
+  })
+
+  it('refuses a circular object reference at $.a.self', () => {
+    const a: Record<string, unknown> = { x: 1 }
+    a.self = a
+    expectInputError(() => toJsonData({ a }, site), '$.a.self', 'JSON-compatible', 'circular reference at $.a.self')
+  })
+
+  it('refuses a circular array reference at $.a[0]', () => {
+    const a: unknown[] = []
+    a.push(a)
+    expectInputError(() => toJsonData({ a }, site), '$.a[0]', 'circular reference at $.a[0]')
+  })
+
+  it('refuses a cycle that passes through several levels', () => {
+    const top: Record<string, unknown> = {}
+    top.child = { list: [{ back: top }] }
+    expectInputError(() => toJsonData({ top }, site), '$.top.child.list[0].back', 'circular reference')
+  })
+
+  it('prefixes paths with the given root', () => {
+    expectInputError(() => toJsonData({ when: new Date() }, site, ['ops', 2, 'value']), '$.ops[2].value.when', 'Date at $.ops[2].value.when')
+  })
+
+  it('carries the site namespace and scope on its errors', () => {
+    const error = expectInputError(() => toJsonData({ f: () => 1 }, { label: 'settings replace for "demo"', ns: 'demo', scope: 'preset/coder' }), '$.f')
+    expect(error.ns).toBe('demo')
+    expect(error.scope).toBe('preset/coder')
+    expect(error.message.startsWith('settings replace for "demo": ')).toBe(true)
+  })
+
+  it('drops object entries that hold undefined', () => {
+    const result = toJsonData({ a: 1, b: undefined, nested: { c: undefined, d: 2 } }, site) as Record<string, Record<string, unknown>>
+    expect(result).toEqual({ a: 1, nested: { d: 2 } })
+    expect(Object.hasOwn(result, 'b')).toBe(false)
+    expect(Object.hasOwn(result.nested!, 'c')).toBe(false)
+  })
+
+  it('accepts one object referenced twice without a cycle and copies each reference', () => {
+    const shared = { x: 1, inner: [1, 2] }
+    const result = toJsonData({ a: shared, b: shared, list: [shared, shared] }, site) as Record<string, unknown>
+    expect(result).toEqual({ a: shared, b: shared, list: [shared, shared] })
+    const list = result.list as unknown[]
+    expect(result.a).not.toBe(shared)
+    expect(result.a).not.toBe(result.b)
+    expect(list[0]).not.toBe(list[1])
+    expect((result.a as { inner: unknown }).inner).not.toBe((result.b as { inner: unknown }).inner)
+  })
+
+  it('accepts one array referenced by siblings at different depths', () => {
+    const shared = [1, 2]
+    expect(toJsonData({ a: shared, b: { c: shared } }, site)).toEqual({ a: [1, 2], b: { c: [1, 2] } })
+  })
+
+  it('refuses a __proto__ own key (as JSON.parse makes) with a TypeError naming its path', () => {
+    const input = JSON.parse('{"a":{"__proto__":{"polluted":true}}}') as unknown
+    expectInputError(() => toJsonData(input, site), '$.a.__proto__', 'prototype key "__proto__"', '$.a.__proto__')
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it('refuses a top-level __proto__ own key', () => {
+    expectInputError(() => toJsonData(JSON.parse('{"__proto__":1}'), site), '$.__proto__', 'prototype key "__proto__"')
+  })
+
+  it('refuses a constructor key with a TypeError naming its path', () => {
+    expectInputError(() => toJsonData({ ok: 1, constructor: 'x' }, site), '$.constructor', 'prototype key "constructor"')
+  })
+
+  it('refuses a prototype key inside an array element', () => {
+    expectInputError(() => toJsonData({ list: [{ prototype: {} }] }, site), '$.list[0].prototype', 'prototype key "prototype"')
+  })
+
+  it('has a depth limit of 64', () => {
+    expect(MAX_DEPTH).toBe(64)
+  })
+
+  it('accepts 64 nested objects', () => {
+    expect(toJsonData(nestedObjects(64), site)).toEqual(nestedObjects(64))
+  })
+
+  it('refuses 65 nested objects at the path of the 65th', () => {
+    const at = formatPath(Array.from({ length: 64 }, () => 'd'))
+    expectInputError(() => toJsonData(nestedObjects(65), site), at, 'nests deeper than 64 levels')
+  })
+
+  it('counts arrays as nesting levels too', () => {
+    expect(toJsonData(nestedArrays(64), site)).toEqual(nestedArrays(64))
+    expectInputError(() => toJsonData(nestedArrays(65), site), formatPath(Array.from({ length: 64 }, () => 0)), 'nests deeper than 64 levels')
+  })
+
+  it('accepts a scalar inside the 64th level', () => {
+    let value: unknown = { leaf: 'x' }
+    for (let i = 1; i < 64; i++) value = { d: value }
+    expect(toJsonData(value, site)).toEqual(value)
+  })
+
+  it('measures depth from the root it is given', () => {
+    expect(toJsonData(nestedObjects(64), site, ['ops', 0, 'value'])).toEqual(nestedObjects(64))
+  })
+
+  it('has a size limit of 1 MiB', () => {
+    expect(MAX_WRITE_BYTES).toBe(1024 * 1024)
+  })
+
+  it('accepts a string whose JSON encoding is exactly 1 MiB', () => {
+    const text = 'x'.repeat(MAX_WRITE_BYTES - 2)
+    expect(toJsonData(text, site)).toBe(text)
+    const inObject = { s: 'x'.repeat(MAX_WRITE_BYTES - '{"s":""}'.length) }
+    expect(toJsonData(inObject, site)).toEqual(inObject)
+  })
+
+  it('refuses data one byte past 1 MiB of JSON', () => {
+    expectInputError(() => toJsonData('x'.repeat(MAX_WRITE_BYTES - 1), site), '$', 'exceeds 1048576 bytes of JSON')
+    expectInputError(() => toJsonData({ s: 'x'.repeat(MAX_WRITE_BYTES - '{"s":""}'.length + 1) }, site), '$.s', 'exceeds 1048576 bytes')
+  })
+
+  it('refuses data spread over many entries once it passes 1 MiB', () => {
+    const entries: Record<string, string> = {}
+    for (let i = 0; i < 1100; i++) entries[`k${i}`] = 'y'.repeat(1000)
+    expectInputError(() => toJsonData(entries, site), expect.stringMatching(/^\$\.k\d+$/), 'exceeds 1048576 bytes')
+  })
+
+  it('measures strings by their UTF-8 bytes, refusing multi-byte text past 1 MiB', () => {
+    // 400 000 euro signs are 1 200 002 bytes of UTF-8 JSON, though only 400 002 UTF-16 code units.
+    const text = '€'.repeat(400_000)
+    expect(new TextEncoder().encode(JSON.stringify(text)).length).toBeGreaterThan(MAX_WRITE_BYTES)
+    expectInputError(() => toJsonData({ text }, site), expect.any(String), 'exceeds 1048576 bytes')
+  })
+
+  it('counts the separators between array entries, refusing an encoding past 1 MiB', () => {
+    const list = new Array<string>(400_000).fill('')
+    expect(JSON.stringify(list).length).toBeGreaterThan(MAX_WRITE_BYTES)
+    expectInputError(() => toJsonData({ list }, site), expect.any(String), 'exceeds 1048576 bytes')
+  })
+
+  it('accepts many small numbers whose JSON encoding is far below 1 MiB', () => {
+    const list = new Array<number>(50_000).fill(0)
+    expect(JSON.stringify(list).length).toBeLessThan(MAX_WRITE_BYTES / 10)
+    expect(toJsonData({ list }, site)).toEqual({ list })
+  })
+
+  it('accepts null-prototype objects', () => {
+    const inner = Object.assign(Object.create(null) as Record<string, unknown>, { b: 2 })
+    const input = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1, inner })
+    const result = toJsonData(input, site) as Record<string, unknown>
+    expect(isPlainObject(result)).toBe(true)
+    expect(Object.keys(result)).toEqual(['a', 'inner'])
+    expect(result.a).toBe(1)
+    expect((result.inner as Record<string, unknown>).b).toBe(2)
+  })
+
+  it('never aliases its input and leaves it unmodified', () => {
+    const input = { a: { b: [1, { c: 2 }] }, list: [[1], [2]], skip: undefined }
+    const before = containers(input)
+    const result = toJsonData(input, site)
+    for (const node of containers(result)) expect(before.has(node)).toBe(false)
+    expect(Object.hasOwn(input, 'skip')).toBe(true)
+    expect(input).toEqual({ a: { b: [1, { c: 2 }] }, list: [[1], [2]], skip: undefined })
+  })
+
+  it('ignores symbol-keyed entries', () => {
+    const key = Symbol('k')
+    expect(toJsonData({ a: 1, [key]: 2 }, site)).toEqual({ a: 1 })
+  })
+})
+
+describe('toJsonObject', () => {
+  it('returns a copy of a plain object', () => {
+    const input = { a: { b: 1 } }
+    const result = toJsonObject(input, site)
+    expect(result).toEqual(input)
+    expect(result).not.toBe(input)
+    expect(result.a).not.toBe(input.a)
+  })
+
+  it('accepts a null-prototype object', () => {
+    const input = Object.assign(Object.create(null) as Record<string, unknown>, { theme: 'dark' })
+    expect({ ...toJsonObject(input, site) }).toEqual({ theme: 'dark' })
+  })
+
+  it.each([
+    ['an array', [1, 2]],
+    ['a Date', new Date()],
+    ['a Map', new Map()],
+    ['a class instance', new Point(0, 0)],
+    ['null', null],
+    ['undefined', undefined],
+    ['a string', 'dark'],
+    ['a number', 3],
+  ])('refuses %s as not a plain object', (_name, value) => {
+    const error = expectInputError(() => toJsonObject(value, site), undefined, 'settings update for "demo" must be a plain object')
+    expect(error.ns).toBe('demo')
+  })
+
+  it('still refuses non-JSON data inside the object at its path', () => {
+    expectInputError(() => toJsonObject({ theme: () => 'x' }, site), '$.theme', 'function at $.theme')
+  })
+
+  it('refuses a prototype key inside the object', () => {
+    expectInputError(() => toJsonObject(JSON.parse('{"__proto__":{}}'), site), '$.__proto__', 'prototype key')
+  })
+})
+
+describe('cloneStored', () => {
+  it('deep-copies plain objects and arrays', () => {
+    const input = { a: { b: [1, { c: 2 }] }, s: 'x', n: null }
+    const result = cloneStored(input)
+    expect(result).toEqual(input)
+    const before = containers(input)
+    for (const node of containers(result)) expect(before.has(node)).toBe(false)
+  })
+
+  it('keeps a __proto__ own key as data without changing the prototype', () => {
+    const input = JSON.parse('{"__proto__":{"polluted":true},"a":{"__proto__":[1,2]}}') as Record<string, unknown>
+    const result = cloneStored(input) as Record<string, unknown>
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype)
+    expect(Object.hasOwn(result, '__proto__')).toBe(true)
+    expect(Object.keys(result)).toEqual(['__proto__', 'a'])
+    expect(result.polluted).toBeUndefined()
+    const own = Object.getOwnPropertyDescriptor(result, '__proto__')!
+    expect(own.value).toEqual({ polluted: true })
+    expect(own.value).not.toBe(Object.getOwnPropertyDescriptor(input, '__proto__')!.value)
+    expect(own.enumerable).toBe(true)
+    expect(own.writable).toBe(true)
+
+    const nested = result.a as Record<string, unknown>
+    expect(Object.getPrototypeOf(nested)).toBe(Object.prototype)
+    expect(Object.getOwnPropertyDescriptor(nested, '__proto__')!.value).toEqual([1, 2])
+    expect(Array.isArray(nested)).toBe(false)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it('keeps constructor and prototype keys as data', () => {
+    const input = JSON.parse('{"constructor":{"x":1},"prototype":2}') as Record<string, unknown>
+    const result = cloneStored(input) as Record<string, unknown>
+    expect(Object.getOwnPropertyDescriptor(result, 'constructor')!.value).toEqual({ x: 1 })
+    expect(result.prototype).toBe(2)
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype)
+  })
+
+  it('copies a null-prototype object into a writable plain object', () => {
+    const input = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1, b: [2] })
+    const result = cloneStored(input) as Record<string, unknown>
+    expect(Object.keys(result)).toEqual(['a', 'b'])
+    expect(result.b).toEqual([2])
+    expect(result.b).not.toBe(input.b)
+    result.a = 5
+    expect(result.a).toBe(5)
+    expect(input.a).toBe(1)
+  })
+
+  it('keeps non-plain values as they are', () => {
+    const date = new Date(0)
+    const map = new Map()
+    expect(cloneStored(date)).toBe(date)
+    expect(cloneStored(map)).toBe(map)
+    expect(cloneStored(42)).toBe(42)
+    expect(cloneStored('x')).toBe('x')
+    expect(cloneStored(null)).toBeNull()
+    expect(cloneStored(undefined)).toBeUndefined()
+    const result = cloneStored({ when: date, list: [map] }) as { when: unknown; list: unknown[] }
+    expect(result.when).toBe(date)
+    expect(result.list[0]).toBe(map)
+  })
+})
+
+describe('storedSectionProblem', () => {
+  it('accepts an absent section', () => {
+    expect(storedSectionProblem(undefined)).toBeUndefined()
+  })
+
+  it('accepts plain sections, nested data and null-prototype objects', () => {
+    expect(storedSectionProblem({})).toBeUndefined()
+    expect(storedSectionProblem({ a: { b: [1, { c: null }] }, s: 'x' })).toBeUndefined()
+    expect(storedSectionProblem(Object.create(null))).toBeUndefined()
+  })
+
+  it.each([
+    ['a string', 'dark'],
+    ['a number', 3],
+    ['a boolean', true],
+    ['null', null],
+    ['an array', [{ a: 1 }]],
+    ['an empty array', []],
+    ['a Date', new Date()],
+  ])('refuses %s as not an object of keys', (_name, value) => {
+    expect(storedSectionProblem(value)).toBe('must be an object of keys')
+  })
+
+  it('names a top-level __proto__ own key and its path', () => {
+    const problem = storedSectionProblem(JSON.parse('{"__proto__":{"x":1}}'))
+    expect(problem).toContain('prototype key "__proto__"')
+    expect(problem).toContain('$.__proto__')
+  })
+
+  it('finds a nested prototype key and names its path', () => {
+    expect(storedSectionProblem(JSON.parse('{"a":{"b":{"__proto__":1}}}'))).toContain('"__proto__" at $.a.b.__proto__')
+    expect(storedSectionProblem(JSON.parse('{"a":{"constructor":1}}'))).toContain('"constructor" at $.a.constructor')
+    expect(storedSectionProblem({ a: { prototype: null } })).toContain('"prototype" at $.a.prototype')
+  })
+
+  it('finds a prototype key inside an array element', () => {
+    const problem = storedSectionProblem(JSON.parse('{"list":[1,{"__proto__":{}}]}'))
+    expect(problem).toContain('prototype key "__proto__"')
+  })
+
+  it('names an array element in a prototype-key path as an index', () => {
+    expect(storedSectionProblem(JSON.parse('{"list":[{"__proto__":1}]}'))).toContain('at $.list[0].__proto__')
+  })
+})
