@@ -64,36 +64,25 @@ export class SettingsInputError extends TypeError {
   }
 }
 
-/** The section was refused by state, not input: an unknown namespace, a read-only provider, a disposed service or registration. */
-export class SettingsUnavailableError extends Error {
-  override readonly name = 'SettingsUnavailableError'
+/** An error about one section that callers tell apart by a stable `code`. */
+abstract class SectionStateError<Code extends string> extends Error {
   readonly ns: string
   readonly scope?: string
-  constructor(
-    readonly code: 'SETTINGS_UNKNOWN_NAMESPACE' | 'SETTINGS_READ_ONLY' | 'SETTINGS_DISPOSED',
-    message: string,
-    facts: SectionFacts,
-  ) {
+  constructor(readonly code: Code, message: string, facts: SectionFacts) {
     super(message)
     this.ns = facts.ns
     if (facts.scope !== undefined) this.scope = facts.scope
   }
 }
 
+/** The section was refused by state, not input: an unknown namespace, a read-only provider, a disposed service or registration. */
+export class SettingsUnavailableError extends SectionStateError<'SETTINGS_UNKNOWN_NAMESPACE' | 'SETTINGS_READ_ONLY' | 'SETTINGS_DISPOSED'> {
+  override readonly name = 'SettingsUnavailableError'
+}
+
 /** A registration collides with a live one: the same scope twice, or a different schema under a taken name. */
-export class SettingsRegistrationError extends Error {
+export class SettingsRegistrationError extends SectionStateError<'SETTINGS_DUPLICATE' | 'SETTINGS_SCHEMA_MISMATCH'> {
   override readonly name = 'SettingsRegistrationError'
-  readonly ns: string
-  readonly scope?: string
-  constructor(
-    readonly code: 'SETTINGS_DUPLICATE' | 'SETTINGS_SCHEMA_MISMATCH',
-    message: string,
-    facts: SectionFacts,
-  ) {
-    super(message)
-    this.ns = facts.ns
-    if (facts.scope !== undefined) this.scope = facts.scope
-  }
 }
 
 /** Whether `error` is an invariant failure that must reach the emitter instead of being contained. */

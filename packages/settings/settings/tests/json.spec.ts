@@ -11,39 +11,9 @@ import {
   toJsonObject,
   type InputSite,
 } from '../src/json.ts'
+import { containers, expectInputErrorAt } from './assertions.ts'
 
 const site: InputSite = { label: 'settings update for "demo"', ns: 'demo' }
-
-/** Run `fn` and return what it threw; fail the test when it returns normally. */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn()
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected the call to throw')
-}
-
-/** Assert `fn` throws a SettingsInputError at `path` whose message contains every fragment. */
-function expectInputError(fn: () => unknown, path: unknown, ...fragments: string[]): SettingsInputError {
-  const error = thrown(fn)
-  expect(error).toBeInstanceOf(SettingsInputError)
-  expect(error).toBeInstanceOf(TypeError)
-  expect(error.name).toBe('SettingsInputError')
-  expect((error as SettingsInputError).code).toBe('SETTINGS_BAD_INPUT')
-  expect((error as SettingsInputError).path).toEqual(path)
-  for (const fragment of fragments) expect(error.message).toContain(fragment)
-  return error as SettingsInputError
-}
-
-/** Every object and array reachable from `value` (including itself). */
-function containers(value: unknown, into = new Set<object>()): Set<object> {
-  if (typeof value === 'object' && value !== null && !into.has(value)) {
-    into.add(value)
-    for (const key of Object.keys(value)) containers((value as Record<string, unknown>)[key], into)
-  }
-  return into
-}
 
 /** `n` nested objects: the root at depth 0, the innermost at depth n - 1. */
 function nestedObjects(n: number): unknown {
@@ -116,36 +86,36 @@ describe('toJsonData', () => {
   })
 
   it('refuses a function at its path', () => {
-    expectInputError(() => toJsonData({ theme: () => 'dark' }, site), '$.theme', 'settings update for "demo"', 'data must be JSON-compatible', 'function', 'at $.theme')
+    expectInputErrorAt(() => toJsonData({ theme: () => 'dark' }, site), '$.theme', 'settings update for "demo"', 'data must be JSON-compatible', 'function', 'at $.theme')
   })
 
   it('refuses a Date at its path', () => {
-    expectInputError(() => toJsonData({ value: { at: new Date(0) } }, site), '$.value.at', 'JSON-compatible', 'Date at $.value.at')
+    expectInputErrorAt(() => toJsonData({ value: { at: new Date(0) } }, site), '$.value.at', 'JSON-compatible', 'Date at $.value.at')
   })
 
   it('refuses a Map by its constructor name', () => {
-    expectInputError(() => toJsonData({ m: new Map([['a', 1]]) }, site), '$.m', 'JSON-compatible', 'Map at $.m')
+    expectInputErrorAt(() => toJsonData({ m: new Map([['a', 1]]) }, site), '$.m', 'JSON-compatible', 'Map at $.m')
   })
 
   it('refuses a Set inside an array by its constructor name', () => {
-    expectInputError(() => toJsonData({ list: [1, new Set()] }, site), '$.list[1]', 'Set at $.list[1]')
+    expectInputErrorAt(() => toJsonData({ list: [1, new Set()] }, site), '$.list[1]', 'Set at $.list[1]')
   })
 
   it('refuses a class instance by its class name', () => {
-    expectInputError(() => toJsonData({ where: new Point(1, 2) }, site), '$.where', 'JSON-compatible', 'Point at $.where')
+    expectInputErrorAt(() => toJsonData({ where: new Point(1, 2) }, site), '$.where', 'JSON-compatible', 'Point at $.where')
   })
 
   it('refuses an object whose prototype is another plain object as a non-plain object', () => {
-    expectInputError(() => toJsonData({ o: Object.create({ inherited: 1 }) }, site), '$.o', 'a non-plain object at $.o')
-    expectInputError(() => toJsonData({ o: Object.create(Object.create(null)) }, site), '$.o', 'a non-plain object at $.o')
+    expectInputErrorAt(() => toJsonData({ o: Object.create({ inherited: 1 }) }, site), '$.o', 'a non-plain object at $.o')
+    expectInputErrorAt(() => toJsonData({ o: Object.create(Object.create(null)) }, site), '$.o', 'a non-plain object at $.o')
   })
 
   it('refuses a bigint at its path', () => {
-    expectInputError(() => toJsonData({ big: 10n }, site), '$.big', 'JSON-compatible', 'bigint at $.big')
+    expectInputErrorAt(() => toJsonData({ big: 10n }, site), '$.big', 'JSON-compatible', 'bigint at $.big')
   })
 
   it('refuses a symbol at its path', () => {
-    expectInputError(() => toJsonData({ a: [Symbol('s')] }, site), '$.a[0]', 'JSON-compatible', 'symbol at $.a[0]')
+    expectInputErrorAt(() => toJsonData({ a: [Symbol('s')] }, site), '$.a[0]', 'JSON-compatible', 'symbol at $.a[0]')
   })
 
   it.each([
@@ -153,47 +123,47 @@ describe('toJsonData', () => {
     ['Infinity', Number.POSITIVE_INFINITY],
     ['-Infinity', Number.NEGATIVE_INFINITY],
   ])('refuses %s as a non-finite number', (_name, value) => {
-    expectInputError(() => toJsonData({ size: { n: value } }, site), '$.size.n', 'JSON-compatible', 'non-finite number at $.size.n')
+    expectInputErrorAt(() => toJsonData({ size: { n: value } }, site), '$.size.n', 'JSON-compatible', 'non-finite number at $.size.n')
   })
 
   it('refuses an undefined array entry at its index', () => {
-    expectInputError(() => toJsonData({ list: [1, undefined, 3] }, site), '$.list[1]', 'undefined array entry at $.list[1]')
+    expectInputErrorAt(() => toJsonData({ list: [1, undefined, 3] }, site), '$.list[1]', 'undefined array entry at $.list[1]')
   })
 
   it('refuses a hole in a sparse array as an undefined entry', () => {
     const sparse: unknown[] = [1]
     sparse[2] = 3
-    expectInputError(() => toJsonData({ list: sparse }, site), '$.list[1]', 'undefined array entry')
+    expectInputErrorAt(() => toJsonData({ list: sparse }, site), '$.list[1]', 'undefined array entry')
   })
 
   it('refuses undefined at the root', () => {
-    expectInputError(() => toJsonData(undefined, site), '$', 'JSON-compatible', 'undefined at $')
+    expectInputErrorAt(() => toJsonData(undefined, site), '$', 'JSON-compatible', 'undefined at $')
   })
 
   it('refuses a circular object reference at $.a.self', () => {
     const a: Record<string, unknown> = { x: 1 }
     a.self = a
-    expectInputError(() => toJsonData({ a }, site), '$.a.self', 'JSON-compatible', 'circular reference at $.a.self')
+    expectInputErrorAt(() => toJsonData({ a }, site), '$.a.self', 'JSON-compatible', 'circular reference at $.a.self')
   })
 
   it('refuses a circular array reference at $.a[0]', () => {
     const a: unknown[] = []
     a.push(a)
-    expectInputError(() => toJsonData({ a }, site), '$.a[0]', 'circular reference at $.a[0]')
+    expectInputErrorAt(() => toJsonData({ a }, site), '$.a[0]', 'circular reference at $.a[0]')
   })
 
   it('refuses a cycle that passes through several levels', () => {
     const top: Record<string, unknown> = {}
     top.child = { list: [{ back: top }] }
-    expectInputError(() => toJsonData({ top }, site), '$.top.child.list[0].back', 'circular reference')
+    expectInputErrorAt(() => toJsonData({ top }, site), '$.top.child.list[0].back', 'circular reference')
   })
 
   it('prefixes paths with the given root', () => {
-    expectInputError(() => toJsonData({ when: new Date() }, site, ['ops', 2, 'value']), '$.ops[2].value.when', 'Date at $.ops[2].value.when')
+    expectInputErrorAt(() => toJsonData({ when: new Date() }, site, ['ops', 2, 'value']), '$.ops[2].value.when', 'Date at $.ops[2].value.when')
   })
 
   it('carries the site namespace and scope on its errors', () => {
-    const error = expectInputError(() => toJsonData({ f: () => 1 }, { label: 'settings replace for "demo"', ns: 'demo', scope: 'preset/coder' }), '$.f')
+    const error = expectInputErrorAt(() => toJsonData({ f: () => 1 }, { label: 'settings replace for "demo"', ns: 'demo', scope: 'preset/coder' }), '$.f')
     expect(error.ns).toBe('demo')
     expect(error.scope).toBe('preset/coder')
     expect(error.message.startsWith('settings replace for "demo": ')).toBe(true)
@@ -224,20 +194,20 @@ describe('toJsonData', () => {
 
   it('refuses a __proto__ own key (as JSON.parse makes) with a TypeError naming its path', () => {
     const input = JSON.parse('{"a":{"__proto__":{"polluted":true}}}') as unknown
-    expectInputError(() => toJsonData(input, site), '$.a.__proto__', 'prototype key "__proto__"', '$.a.__proto__')
+    expectInputErrorAt(() => toJsonData(input, site), '$.a.__proto__', 'prototype key "__proto__"', '$.a.__proto__')
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
   it('refuses a top-level __proto__ own key', () => {
-    expectInputError(() => toJsonData(JSON.parse('{"__proto__":1}'), site), '$.__proto__', 'prototype key "__proto__"')
+    expectInputErrorAt(() => toJsonData(JSON.parse('{"__proto__":1}'), site), '$.__proto__', 'prototype key "__proto__"')
   })
 
   it('refuses a constructor key with a TypeError naming its path', () => {
-    expectInputError(() => toJsonData({ ok: 1, constructor: 'x' }, site), '$.constructor', 'prototype key "constructor"')
+    expectInputErrorAt(() => toJsonData({ ok: 1, constructor: 'x' }, site), '$.constructor', 'prototype key "constructor"')
   })
 
   it('refuses a prototype key inside an array element', () => {
-    expectInputError(() => toJsonData({ list: [{ prototype: {} }] }, site), '$.list[0].prototype', 'prototype key "prototype"')
+    expectInputErrorAt(() => toJsonData({ list: [{ prototype: {} }] }, site), '$.list[0].prototype', 'prototype key "prototype"')
   })
 
   it('has a depth limit of 64', () => {
@@ -250,12 +220,12 @@ describe('toJsonData', () => {
 
   it('refuses 65 nested objects at the path of the 65th', () => {
     const at = formatPath(Array.from({ length: 64 }, () => 'd'))
-    expectInputError(() => toJsonData(nestedObjects(65), site), at, 'nests deeper than 64 levels')
+    expectInputErrorAt(() => toJsonData(nestedObjects(65), site), at, 'nests deeper than 64 levels')
   })
 
   it('counts arrays as nesting levels too', () => {
     expect(toJsonData(nestedArrays(64), site)).toEqual(nestedArrays(64))
-    expectInputError(() => toJsonData(nestedArrays(65), site), formatPath(Array.from({ length: 64 }, () => 0)), 'nests deeper than 64 levels')
+    expectInputErrorAt(() => toJsonData(nestedArrays(65), site), formatPath(Array.from({ length: 64 }, () => 0)), 'nests deeper than 64 levels')
   })
 
   it('accepts a scalar inside the 64th level', () => {
@@ -280,27 +250,27 @@ describe('toJsonData', () => {
   })
 
   it('refuses data one byte past 1 MiB of JSON', () => {
-    expectInputError(() => toJsonData('x'.repeat(MAX_WRITE_BYTES - 1), site), '$', 'exceeds 1048576 bytes of JSON')
-    expectInputError(() => toJsonData({ s: 'x'.repeat(MAX_WRITE_BYTES - '{"s":""}'.length + 1) }, site), '$.s', 'exceeds 1048576 bytes')
+    expectInputErrorAt(() => toJsonData('x'.repeat(MAX_WRITE_BYTES - 1), site), '$', 'exceeds 1048576 bytes of JSON')
+    expectInputErrorAt(() => toJsonData({ s: 'x'.repeat(MAX_WRITE_BYTES - '{"s":""}'.length + 1) }, site), '$.s', 'exceeds 1048576 bytes')
   })
 
   it('refuses data spread over many entries once it passes 1 MiB', () => {
     const entries: Record<string, string> = {}
     for (let i = 0; i < 1100; i++) entries[`k${i}`] = 'y'.repeat(1000)
-    expectInputError(() => toJsonData(entries, site), expect.stringMatching(/^\$\.k\d+$/), 'exceeds 1048576 bytes')
+    expectInputErrorAt(() => toJsonData(entries, site), expect.stringMatching(/^\$\.k\d+$/), 'exceeds 1048576 bytes')
   })
 
   it('measures strings by their UTF-8 bytes, refusing multi-byte text past 1 MiB', () => {
     // 400 000 euro signs are 1 200 002 bytes of UTF-8 JSON, though only 400 002 UTF-16 code units.
     const text = '€'.repeat(400_000)
     expect(new TextEncoder().encode(JSON.stringify(text)).length).toBeGreaterThan(MAX_WRITE_BYTES)
-    expectInputError(() => toJsonData({ text }, site), expect.any(String), 'exceeds 1048576 bytes')
+    expectInputErrorAt(() => toJsonData({ text }, site), expect.any(String), 'exceeds 1048576 bytes')
   })
 
   it('counts the separators between array entries, refusing an encoding past 1 MiB', () => {
     const list = new Array<string>(400_000).fill('')
     expect(JSON.stringify(list).length).toBeGreaterThan(MAX_WRITE_BYTES)
-    expectInputError(() => toJsonData({ list }, site), expect.any(String), 'exceeds 1048576 bytes')
+    expectInputErrorAt(() => toJsonData({ list }, site), expect.any(String), 'exceeds 1048576 bytes')
   })
 
   it('accepts many small numbers whose JSON encoding is far below 1 MiB', () => {
@@ -358,16 +328,16 @@ describe('toJsonObject', () => {
     ['a string', 'dark'],
     ['a number', 3],
   ])('refuses %s as not a plain object', (_name, value) => {
-    const error = expectInputError(() => toJsonObject(value, site), undefined, 'settings update for "demo" must be a plain object')
+    const error = expectInputErrorAt(() => toJsonObject(value, site), undefined, 'settings update for "demo" must be a plain object')
     expect(error.ns).toBe('demo')
   })
 
   it('still refuses non-JSON data inside the object at its path', () => {
-    expectInputError(() => toJsonObject({ theme: () => 'x' }, site), '$.theme', 'function at $.theme')
+    expectInputErrorAt(() => toJsonObject({ theme: () => 'x' }, site), '$.theme', 'function at $.theme')
   })
 
   it('refuses a prototype key inside the object', () => {
-    expectInputError(() => toJsonObject(JSON.parse('{"__proto__":{}}'), site), '$.__proto__', 'prototype key')
+    expectInputErrorAt(() => toJsonObject(JSON.parse('{"__proto__":{}}'), site), '$.__proto__', 'prototype key')
   })
 })
 

@@ -1,22 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { copyData, mergeLayers } from '../src/merge.ts'
-
-/** Every object and array reachable from `value` (including itself). */
-function containers(value: unknown, into = new Set<object>()): Set<object> {
-  if (typeof value === 'object' && value !== null && !into.has(value)) {
-    into.add(value)
-    for (const key of Object.keys(value)) containers((value as Record<string, unknown>)[key], into)
-  }
-  return into
-}
-
-/** Whether `result` shares no object or array with any of `inputs`. */
-function sharesNothing(result: unknown, ...inputs: unknown[]): boolean {
-  const seen = new Set<object>()
-  for (const input of inputs) containers(input, seen)
-  for (const node of containers(result)) if (seen.has(node)) return false
-  return true
-}
+import { sharesNothing } from './assertions.ts'
 
 describe('mergeLayers', () => {
   it('returns undefined for no layers', () => {

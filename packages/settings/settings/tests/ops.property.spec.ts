@@ -4,6 +4,7 @@ import { SettingsInputError, SettingsValidationError } from '../src/errors.ts'
 import type { InputSite } from '../src/json.ts'
 import type { JsonObject, JsonValue } from '../src/types.ts'
 import { checkPayload, deriveSection, type WriteMode } from '../src/writes.ts'
+import { sharesNothing } from './assertions.ts'
 
 const site = (mode: WriteMode): InputSite => ({ label: `settings ${mode} for "demo"`, ns: 'demo' })
 const runs = { numRuns: 200 }
@@ -137,22 +138,6 @@ function attempt<T>(fn: () => T): T | Refused {
 
 function derive(mode: WriteMode, stored: unknown, payload: unknown): JsonObject {
   return deriveSection(stored, checkPayload(mode, payload, site(mode)), site(mode))
-}
-
-/** Every object and array reachable from `value` (including itself). */
-function containers(value: unknown, into = new Set<object>()): Set<object> {
-  if (typeof value === 'object' && value !== null && !into.has(value)) {
-    into.add(value)
-    for (const k of Object.keys(value)) containers((value as Record<string, unknown>)[k], into)
-  }
-  return into
-}
-
-function sharesNothing(result: unknown, ...inputs: unknown[]): boolean {
-  const seen = new Set<object>()
-  for (const input of inputs) containers(input, seen)
-  for (const node of containers(result)) if (seen.has(node)) return false
-  return true
 }
 
 // ---------------------------------------------------------------------------

@@ -3,42 +3,13 @@ import { SettingsInputError } from '../src/errors.ts'
 import type { InputSite } from '../src/json.ts'
 import { applyPathOps, checkPathOps, MAX_OPS, type CheckedPathOp } from '../src/path.ts'
 import type { JsonObject } from '../src/types.ts'
+import { containers, expectInputError } from './assertions.ts'
 
 const site: InputSite = { label: 'settings mutate for "demo"', ns: 'demo' }
-
-/** Run `fn` and return what it threw; fail the test when it returns normally. */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn()
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected the call to throw')
-}
-
-/** Assert `fn` throws a SettingsInputError whose message contains every fragment. */
-function expectInputError(fn: () => unknown, ...fragments: string[]): SettingsInputError {
-  const error = thrown(fn)
-  expect(error).toBeInstanceOf(SettingsInputError)
-  expect(error).toBeInstanceOf(TypeError)
-  expect(error.name).toBe('SettingsInputError')
-  expect((error as SettingsInputError).code).toBe('SETTINGS_BAD_INPUT')
-  for (const fragment of fragments) expect(error.message).toContain(fragment)
-  return error as SettingsInputError
-}
 
 /** Check `ops` as a caller would pass them, then apply them to `section`. */
 function apply(section: JsonObject, ops: unknown[]): JsonObject {
   return applyPathOps(section, checkPathOps(ops, site), site)
-}
-
-/** Every object and array reachable from `value` (including itself). */
-function containers(value: unknown, into = new Set<object>()): Set<object> {
-  if (typeof value === 'object' && value !== null && !into.has(value)) {
-    into.add(value)
-    for (const key of Object.keys(value)) containers((value as Record<string, unknown>)[key], into)
-  }
-  return into
 }
 
 describe('checkPathOps', () => {

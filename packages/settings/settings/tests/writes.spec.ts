@@ -3,26 +3,9 @@ import { SettingsInputError, SettingsValidationError } from '../src/errors.ts'
 import type { InputSite } from '../src/json.ts'
 import type { JsonObject } from '../src/types.ts'
 import { checkPayload, deriveSection, type WriteMode, type WritePayload } from '../src/writes.ts'
+import { containers, expectInputError, thrown } from './assertions.ts'
 
 const site = (mode: WriteMode, scope?: string): InputSite => ({ label: `settings ${mode} for "demo"`, ns: 'demo', ...(scope === undefined ? {} : { scope }) })
-
-/** Run `fn` and return what it threw; fail the test when it returns normally. */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn()
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected the call to throw')
-}
-
-function expectInputError(fn: () => unknown, ...fragments: string[]): SettingsInputError {
-  const error = thrown(fn)
-  expect(error).toBeInstanceOf(SettingsInputError)
-  expect(error.name).toBe('SettingsInputError')
-  for (const fragment of fragments) expect(error.message).toContain(fragment)
-  return error as SettingsInputError
-}
 
 function expectValidationError(fn: () => unknown, ...fragments: string[]): SettingsValidationError {
   const error = thrown(fn)
@@ -39,15 +22,6 @@ function expectValidationError(fn: () => unknown, ...fragments: string[]): Setti
 /** Check `payload` as the write call would, then derive the new section from `stored`. */
 function derive(mode: WriteMode, stored: unknown, payload: unknown, scope?: string): JsonObject {
   return deriveSection(stored, checkPayload(mode, payload, site(mode, scope)), site(mode, scope))
-}
-
-/** Every object and array reachable from `value` (including itself). */
-function containers(value: unknown, into = new Set<object>()): Set<object> {
-  if (typeof value === 'object' && value !== null && !into.has(value)) {
-    into.add(value)
-    for (const key of Object.keys(value)) containers((value as Record<string, unknown>)[key], into)
-  }
-  return into
 }
 
 /** A stored section holding a nested `__proto__` own key, as a parsed document would. */
