@@ -1,5 +1,5 @@
 export { SettingsProvider } from './provider.ts'
-export type { SettingsTransaction } from './engine.ts'
+export type { SettingsTransaction } from './transactions.ts'
 export {
   SettingsConflictError,
   SettingsInputError,

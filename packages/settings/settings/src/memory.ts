@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type { SettingsTransaction } from './engine.ts'
+import type { SettingsTransaction } from './transactions.ts'
 import { cloneStored } from './json.ts'
 import { SettingsProvider } from './provider.ts'
 import type { SettingsDocument } from './types.ts'

@@ -1,6 +1,7 @@
 import { Service, type Context } from 'cordis'
 import { describeAll } from './describe.ts'
-import { SettingsEngine, type SettingsTransaction } from './engine.ts'
+import { SettingsEngine } from './engine.ts'
+import type { SettingsTransaction } from './transactions.ts'
 import { installSection } from './install-section.ts'
 import type {
   SettingsDescribeOptions,

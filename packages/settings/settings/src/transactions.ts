@@ -1,0 +1,234 @@
+import equal from 'fast-deep-equal'
+import { getSection, sectionId, withSection, type SectionKey } from './document.ts'
+import type { SettingsEngine } from './engine.ts'
+import { SettingsConflictError, SettingsInputError, SettingsUnavailableError } from './errors.ts'
+import { optionalScopeId, sectionLabel, settingsNamespace } from './ids.ts'
+import { GroupQueue } from './queue.ts'
+import type { Instance, Kind } from './registry.ts'
+import type { SettingsDocument, SettingsNamespace, SettingsScopeId } from './types.ts'
+import { checkPayload, deriveSection, type WriteMode, type WritePayload } from './writes.ts'
+
+/**
+ * One write transaction as a provider runs it: inside its critical section the
+ * provider reads the freshest stored document, passes it to `apply`, stores
+ * what `apply` returns (nothing to store when it returns `current` itself),
+ * then calls `commit` before it leaves the critical section. Throwing before
+ * `commit` aborts every write of the transaction with that error.
+ */
+export interface SettingsTransaction {
+  /** Fold in outside changes, then derive, check and validate the queued writes. Never throws. */
+  apply(current: SettingsDocument): SettingsDocument
+  /** Make the stored result authoritative in-process: revisions, values and events. */
+  commit(): void
+}
+
+/** What the engine needs from a provider. */
+export interface SettingsBackend {
+  readonly writable: boolean
+  transact(transaction: SettingsTransaction): Promise<void>
+}
+
+/** A write request as the service receives it, before any check. */
+export interface WriteRequest {
+  ns: unknown
+  scope?: unknown
+  mode: WriteMode
+  payload: unknown
+  expectedRevision?: unknown
+  owner?: Instance
+}
+
+/** What a derived write will store: its section, whether that differs, and the section's revision after it. */
+export interface WriteOutcome {
+  section: Record<string, unknown>
+  changed: boolean
+  revision: number
+}
+
+interface PendingWrite {
+  key: { ns: SettingsNamespace; scope?: SettingsScopeId }
+  label: string
+  payload: WritePayload
+  expectedRevision?: number
+  owner?: Instance
+  outcome?: WriteOutcome
+  failure?: unknown
+  resolve(): void
+  reject(error: unknown): void
+}
+
+function disposedBeforeRun(write: PendingWrite): SettingsUnavailableError {
+  return new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service was disposed before the queued ${sectionLabel(write.key.ns, write.key.scope)} write ran`, write.key)
+}
+
+/**
+ * The write path: call-time checks, the ordered queue, and the transaction
+ * each group of queued writes runs through the provider. Commits go back to
+ * the engine, which owns values, revisions and events.
+ */
+export class WriteRunner {
+  private readonly queue = new GroupQueue<PendingWrite>((group) => this.runGroup(group))
+
+  constructor(private readonly engine: SettingsEngine, private readonly backend: SettingsBackend) {}
+
+  /** Reject every write that has not started, then wait for the running group. */
+  async stop(): Promise<void> {
+    for (const write of this.queue.takePending()) write.reject(disposedBeforeRun(write))
+    await this.queue.idle()
+  }
+
+  /** Check a write at call time, queue it, and settle once it committed or failed. */
+  write(request: WriteRequest): Promise<void> {
+    let write: PendingWrite
+    try {
+      write = this.prepare(request)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return new Promise<void>((resolve, reject) => {
+      write.resolve = resolve
+      write.reject = reject
+      this.queue.push(write)
+    })
+  }
+
+  private prepare(request: WriteRequest): PendingWrite {
+    const ns = settingsNamespace(request.ns)
+    const scope = optionalScopeId(request.scope)
+    const key = { ns, scope }
+    const label = `settings ${request.mode} for ${sectionLabel(ns, scope)}`
+    const { expectedRevision } = request
+    if (expectedRevision !== undefined && (typeof expectedRevision !== 'number' || !Number.isSafeInteger(expectedRevision))) {
+      throw new SettingsInputError(`${label}: expectedRevision must be an integer revision`, key)
+    }
+    const payload = checkPayload(request.mode, request.payload, { label, ns, scope })
+    if (this.engine.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be written`, key)
+    if (request.owner && !request.owner.alive) {
+      throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${sectionLabel(ns, scope)} registration is disposed`, key)
+    }
+    if (!this.engine.registry.kinds.has(ns)) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(ns)} is not registered`, key)
+    if (!this.backend.writable) throw new SettingsUnavailableError('SETTINGS_READ_ONLY', `settings provider is read-only: ${label} cannot persist`, key)
+    const write: PendingWrite = { key, label, payload, owner: request.owner, resolve: () => {}, reject: () => {} }
+    if (expectedRevision !== undefined) write.expectedRevision = expectedRevision
+    return write
+  }
+
+  private async runGroup(group: PendingWrite[]): Promise<void> {
+    if (!group.length) return
+    if (this.engine.stopped) {
+      for (const write of group) write.reject(disposedBeforeRun(write))
+      return
+    }
+    let committed = false
+    const invariants: unknown[] = []
+    const transaction: SettingsTransaction = {
+      apply: (current) => this.applyGroup(group, current, invariants),
+      commit: () => {
+        if (committed) return
+        committed = true
+        this.commitGroup(group, invariants)
+      },
+    }
+    try {
+      await this.backend.transact(transaction)
+      transaction.commit()
+    } catch (error) {
+      if (committed) {
+        this.engine.logger.warn('settings: the provider failed after committing a transaction', error)
+        return
+      }
+      committed = true
+      for (const write of group) write.reject(write.failure ?? error)
+    }
+  }
+
+  /** Inside the provider's critical section: fold in outside changes, then derive every write in order. */
+  private applyGroup(group: PendingWrite[], current: SettingsDocument, invariants: unknown[]): SettingsDocument {
+    this.engine.fold(this.engine.adopt(current), invariants)
+    let doc = this.engine.document
+    let changed = false
+    const pending = new Map<string, number>()
+    for (const write of group) {
+      write.outcome = undefined
+      write.failure = undefined
+      try {
+        const derived = this.derive(write, doc, pending)
+        write.outcome = derived.outcome
+        if (derived.outcome.changed) {
+          doc = derived.doc
+          changed = true
+        }
+      } catch (error) {
+        write.failure = error
+      }
+    }
+    return changed ? doc : current
+  }
+
+  private derive(write: PendingWrite, doc: SettingsDocument, pending: Map<string, number>) {
+    const { key, label } = write
+    if (write.owner && !write.owner.alive) {
+      throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${sectionLabel(key.ns, key.scope)} registration was disposed before the queued ${write.payload.mode} ran`, key)
+    }
+    const kind = this.engine.registry.kinds.get(key.ns)
+    if (!kind) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(key.ns)} is not registered`, key)
+    const id = sectionId(key.ns, key.scope)
+    const revision = pending.get(id) ?? this.engine.revisions.get(id)
+    if (write.expectedRevision !== undefined && write.expectedRevision !== revision) {
+      throw new SettingsConflictError({ ...key, expected: write.expectedRevision, actual: revision })
+    }
+    const stored = getSection(doc, key.ns, key.scope)
+    const section = deriveSection(stored, write.payload, { label, ns: key.ns, scope: key.scope })
+    const changed = !equal(stored, section)
+    const next = changed ? withSection(doc, key, section) : doc
+    this.judge(kind, key, next, doc)
+    if (changed) pending.set(id, revision + 1)
+    return { doc: next, outcome: { section, changed, revision: changed ? revision + 1 : revision } }
+  }
+
+  /**
+   * Validate every value a write would produce: each instance the section
+   * feeds, or the kind alone where the written scope has no instance. A
+   * candidate that already failed before the write is not the write's fault
+   * and keeps its last good value instead.
+   */
+  private judge(kind: Kind, key: SectionKey, next: SettingsDocument, prev: SettingsDocument): void {
+    const candidates: [Instance | undefined, string | undefined][] = []
+    if (key.scope === undefined) {
+      for (const instance of kind.instances.values()) candidates.push([instance, instance.scope])
+      if (!kind.instances.has('')) candidates.push([undefined, undefined])
+    } else {
+      candidates.push([kind.instances.get(key.scope), key.scope])
+    }
+    for (const [instance, scope] of candidates) {
+      try {
+        this.engine.resolveFor(kind, instance, scope, next)
+      } catch (error) {
+        try {
+          this.engine.resolveFor(kind, instance, scope, prev)
+        } catch {
+          continue
+        }
+        throw error
+      }
+    }
+  }
+
+  /** After the provider stored the group: commit each write in order and settle its caller. */
+  private commitGroup(group: PendingWrite[], foldInvariants: unknown[]): void {
+    for (const write of group) {
+      if (write.failure !== undefined || !write.outcome) {
+        write.reject(write.failure ?? new Error(`settings provider committed ${write.label} without applying it`))
+        continue
+      }
+      if (this.engine.stopped) {
+        write.resolve()
+        continue
+      }
+      const invariants = foldInvariants.splice(0)
+      this.engine.commitSection(write.key, write.outcome!, invariants)
+      if (invariants.length) write.reject(invariants[0])
+      else write.resolve()
+    }
+  }
+}
