@@ -1,0 +1,48 @@
+import equal from 'fast-deep-equal'
+
+/** A path into a document: object keys as strings, array indexes as numbers. */
+export type DocumentPath = (string | number)[]
+
+/** One change between two plain documents, at the deepest path where they differ. */
+export type DocumentEdit =
+  | { op: 'set'; path: DocumentPath; value: unknown }
+  | { op: 'delete'; path: DocumentPath }
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * The edits that turn `prev` into `next`, as deep as possible, so an editor can
+ * touch only the bytes of what changed. Objects are compared key by key (removed
+ * keys first, then changed and added keys in `next`'s order); arrays of equal
+ * length element by element; anything else that differs is set whole. An object
+ * that becomes empty is set to `{}`, so it stays an object rather than losing all its keys.
+ */
+export function diffDocuments(prev: unknown, next: unknown, path: DocumentPath = [], edits: DocumentEdit[] = []): DocumentEdit[] {
+  if (equal(prev, next)) return edits
+  if (isPlainObject(prev) && isPlainObject(next) && Object.keys(next).length > 0) {
+    for (const key of Object.keys(prev)) if (!Object.hasOwn(next, key)) edits.push({ op: 'delete', path: [...path, key] })
+    for (const key of Object.keys(next)) {
+      if (Object.hasOwn(prev, key)) diffDocuments(prev[key], next[key], [...path, key], edits)
+      else edits.push({ op: 'set', path: [...path, key], value: next[key] })
+    }
+    return edits
+  }
+  if (Array.isArray(prev) && Array.isArray(next) && prev.length === next.length) {
+    next.forEach((item, index) => diffDocuments(prev[index], item, [...path, index], edits))
+    return edits
+  }
+  edits.push({ op: 'set', path, value: next })
+  return edits
+}
+
+/** The value at `path` inside `root`, or `undefined`. */
+export function valueAt(root: unknown, path: DocumentPath): unknown {
+  let node = root
+  for (const segment of path) {
+    if (node === null || typeof node !== 'object') return undefined
+    node = (node as Record<string | number, unknown>)[segment]
+  }
+  return node
+}
