@@ -186,6 +186,7 @@ export class FileSettingsProvider extends SettingsProvider {
   protected async transact(transaction: SettingsTransaction): Promise<void> {
     return this.enqueue(async () => {
       const target = await writeTarget(this.file)
+      await mkdir(dirname(this.canonical), { recursive: true, mode: 0o700 })
       const lock = await acquireLock(`${this.canonical}.lock`, { timeoutMs: this.options.lockTimeoutMs, file: this.file })
       try {
         const text = await readText(this.file)

@@ -1,6 +1,9 @@
 import { watch, type FSWatcher } from 'chokidar'
 import { dirname } from 'node:path'
 
+/** Delay after the debounce before the extra re-check that catches a change chokidar throttled away. */
+const TRAILING_CHECK_MS = 75
+
 /** Options of {@link DocumentWatcher}. */
 export interface DocumentWatcherOptions {
   /** Settle window: events closer together than this make one notification. */
@@ -23,6 +26,7 @@ export interface DocumentWatcherOptions {
 export class DocumentWatcher {
   private watcher: FSWatcher | undefined
   private debounce: ReturnType<typeof setTimeout> | undefined
+  private trailing: ReturnType<typeof setTimeout> | undefined
   private recheck: ReturnType<typeof setInterval> | undefined
   private closed = false
 
@@ -60,12 +64,17 @@ export class DocumentWatcher {
     clearTimeout(this.debounce)
     this.debounce = setTimeout(() => this.closed || this.options.onChange(), this.options.debounceMs)
     this.debounce.unref?.()
+    // chokidar drops a change that follows another within 50 ms; a re-check just after heals it.
+    clearTimeout(this.trailing)
+    this.trailing = setTimeout(() => this.closed || this.options.onRecheck(), this.options.debounceMs + TRAILING_CHECK_MS)
+    this.trailing.unref?.()
   }
 
   /** Stop every timer and close the watcher. */
   async close(): Promise<void> {
     this.closed = true
     clearTimeout(this.debounce)
+    clearTimeout(this.trailing)
     clearInterval(this.recheck)
     await this.watcher?.close()
   }
