@@ -1,42 +1,35 @@
 /**
- * `pnpm start`: a small demo of the settings seam on the in-memory provider.
- * It registers a namespace, writes to it, and prints the resolved value and
- * the redacted descriptor a configuration page would receive.
+ * `pnpm start`: run the default deployment described by `cordis.yml` (or the
+ * file given as the first argument) until SIGINT or SIGTERM, re-plugging the
+ * entries whose config changes while it runs.
  */
-import { Context, Logger } from 'cordis'
-import Schema from 'schemastery'
-import { MemorySettingsProvider } from 'dsh-settings/memory'
+import { resolve } from 'node:path'
+import { runDeployment } from 'dsh-loader'
 
-const root = new Context()
-const exporter = {
-  colors: false as const,
-  export: (message: Parameters<typeof Logger.format>[1]) => console.log(Logger.format(exporter, message)),
-}
-root.logger.exporter(exporter)
-
-const provider = root.plugin(MemorySettingsProvider, { document: { 'web-search': { engine: 'bing' } } })
-await provider
-
-const schema = Schema.object({
-  engine: Schema.union(['bing', 'google', 'duckduckgo']).default('duckduckgo'),
-  limit: Schema.natural().max(50).default(10),
-  apiKey: Schema.string().role('secret'),
+const file = resolve(process.argv[2] ?? 'cordis.yml')
+const deployment = await runDeployment(file).catch((error: unknown) => {
+  console.error(`cannot start ${file}: ${(error as Error).message}`)
+  process.exit(1)
 })
 
-/** The demo prints values without their secret, as any log line should. */
-const shown = (value: { apiKey?: string }) => ({ ...value, apiKey: value.apiKey === undefined ? '(unset)' : '(set)' })
+const logger = deployment.root.logger('start')
+logger.info('running %s (edit it to re-plug changed entries; Ctrl-C stops)', file)
+deployment.root.inject(['settings'], (ctx) => {
+  logger.info('settings document: %s', ctx.settings.documentPath ?? '(the provider keeps no local document)')
+})
 
-await new Promise<void>((resolve) => {
-  root.inject(['settings'], async (ctx) => {
-    const search = ctx.settings.register('web-search', schema, { base: { limit: 20 } })
-    console.log('resolved at start:', shown(search.get()))
-    search.watch((next) => console.log('watcher saw:', shown(next)))
-    await search.update({ engine: 'google', apiKey: 'sk-demo-secret' })
-    console.log('resolved after update:', shown(search.get()))
-    const { value, user, revision, secrets } = ctx.settings.describe({ redactSecrets: true })[0]!
-    console.log('what a configuration page receives:', JSON.stringify({ value, user, revision, secrets }))
-    resolve()
+let stopping = false
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    logger.info('%s: stopping', signal)
+    deployment.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error)
+        process.exit(1)
+      },
+    )
   })
-})
-
-await provider.dispose()
+}

@@ -115,7 +115,7 @@ export abstract class SettingsProvider extends Service {
   register<const Namespace extends string, T>(
     ns: Namespace & SettingsNamespaceInput<Namespace>,
     schema: SettingsSchema<T>,
-    options?: SettingsRegisterOptions<T>,
+    options?: SettingsRegisterOptions<NoInfer<T>>,
   ): SettingsScope<T> {
     return this.engine.register(this.ctx, ns, schema, options)
   }
@@ -131,8 +131,8 @@ export abstract class SettingsProvider extends Service {
     owner: Context,
     ns: Namespace & SettingsNamespaceInput<Namespace>,
     schema: SettingsSchema<T>,
-    entry: T,
-    hooks: SettingsSectionHooks<T>,
+    entry: NoInfer<T>,
+    hooks: SettingsSectionHooks<NoInfer<T>>,
   ): void {
     installSection(this.engine, this.ctx, owner, ns, schema, entry, hooks)
   }
