@@ -221,8 +221,10 @@ describe('several processes writing one document', () => {
 
     await here.ctx.settings.update('victim', { n: 2 })
     expect(await readFile(file, 'utf8')).toBe('victim:\n  n: 2\n')
-    expect(existsSync(lockPath)).toBe(false)
+    // The caller hears its outcome at commit, inside the critical section; the lock is released
+    // just after, and disposal waits for that.
     await here.dispose()
+    expect(existsSync(lockPath)).toBe(false)
     expect(await readdir(dir)).toEqual(['settings.yaml'])
   })
 
