@@ -89,10 +89,10 @@ export class DeploymentLoader {
     try {
       const plugin = await this.load(entry.specifier, this.options.baseDir)
       const fiber = ctx.plugin(plugin, entry.config as never)
-      fiber.await().catch((error: unknown) => logger.error(`plugin ${entry.key} failed:`, error))
+      fiber.await().catch((error: unknown) => logger.error('plugin %s failed: %s', entry.key, (error as Error)?.message ?? error))
       return { entry, fiber }
     } catch (error) {
-      logger.error(`plugin ${entry.key} could not be loaded:`, error)
+      logger.error('plugin %s could not be loaded: %s', entry.key, (error as Error)?.message ?? error)
       return { entry, fiber: undefined }
     }
   }

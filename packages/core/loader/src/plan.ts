@@ -80,10 +80,12 @@ export function planEntries(map: unknown, env: NodeJS.ProcessEnv, where = 'plugi
 export function planDeployment(text: string, env: NodeJS.ProcessEnv = process.env): Entry[] {
   let data: unknown
   try {
-    data = parse(text, { prettyErrors: false }) ?? {}
+    data = parse(text) ?? {}
   } catch (error) {
+    // The position only: yaml's own message quotes the source line.
     const position = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0]
-    throw new DeploymentError(`the deployment file is not valid YAML${position ? ` at line ${position.line}, column ${position.col}` : ''}`)
+    const code = (error as { code?: string }).code
+    throw new DeploymentError(`the deployment file is not valid YAML${position ? ` at line ${position.line}, column ${position.col}` : ''}${code ? ` (${code})` : ''}`)
   }
   if (typeof data !== 'object' || Array.isArray(data)) throw new DeploymentError('the deployment file must be a map with a plugins key')
   return planEntries((data as { plugins?: unknown }).plugins, env)

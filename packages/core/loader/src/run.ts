@@ -45,8 +45,9 @@ export async function runDeployment(file: string, options: RunOptions = {}): Pro
   let chain = Promise.resolve()
   const load = async () => loader.apply(planDeployment(await readFile(path, 'utf8')))
   await load()
+  let stopped = false
   const reload = () =>
-    (chain = chain.then(load).catch((error: unknown) => logger.warn(`${path}: ${(error as Error).message}; keeping the running plugins`)))
+    (chain = chain.then(() => (stopped ? undefined : load())).catch((error: unknown) => logger.warn(`${path}: ${(error as Error).message}; keeping the running plugins`)))
 
   let timer: ReturnType<typeof setTimeout> | undefined
   const watcher = options.watch === false ? undefined : watch(path, { ignoreInitial: true })
@@ -62,6 +63,7 @@ export async function runDeployment(file: string, options: RunOptions = {}): Pro
     reload,
     stop: () =>
       (stopping ??= (async () => {
+        stopped = true
         clearTimeout(timer)
         await watcher?.close()
         await chain

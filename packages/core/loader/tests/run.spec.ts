@@ -1,0 +1,293 @@
+import type { Context } from 'cordis'
+import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { runDeployment, type Deployment } from '../src/run.ts'
+
+/** A plugin module that logs its config when applied and again when disposed. */
+const PROBE = `
+export const name = 'probe'
+export function apply(ctx, config) {
+  const logger = ctx.logger('probe')
+  logger.info('apply %s', JSON.stringify(config))
+  ctx.effect(() => () => logger.info('dispose %s', JSON.stringify(config)))
+}
+`
+
+/**
+ * Package names resolve from the deployment file's folder, so a deployment that
+ * plugs workspace packages lives under the workspace's node_modules.
+ */
+const WORKSPACE_CACHE = '/work/main/node_modules/.cache/dsh-loader-tests'
+
+const dirs: string[] = []
+const running: Deployment[] = []
+
+afterEach(async () => {
+  for (const deployment of running.splice(0)) await deployment.stop()
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
+})
+
+/** A temp folder holding `plugin.mjs`, outside the workspace unless asked. */
+async function tempDir(inWorkspace = false): Promise<string> {
+  let parent = tmpdir()
+  if (inWorkspace) await mkdir((parent = WORKSPACE_CACHE), { recursive: true })
+  const dir = await realpath(await mkdtemp(join(parent, 'run-')))
+  dirs.push(dir)
+  await writeFile(join(dir, 'plugin.mjs'), PROBE)
+  return dir
+}
+
+const yaml = (...lines: string[]) => ['plugins:', ...lines, ''].join('\n')
+
+/** A deployment that records its log lines. */
+async function start(file: string, options: { watch?: boolean; debounceMs?: number } = {}): Promise<{ deployment: Deployment; lines: string[] }> {
+  const lines: string[] = []
+  const deployment = await runDeployment(file, { watch: false, ...options, write: (line) => lines.push(line) })
+  running.push(deployment)
+  return { deployment, lines }
+}
+
+/** Retry `check` until it passes or the deadline passes. */
+async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      check()
+      return
+    } catch (error) {
+      if (Date.now() > deadline) throw error
+      await new Promise((done) => setTimeout(done, 20))
+    }
+  }
+}
+
+/** The probe's lines: `apply {...}` / `dispose {...}`. */
+const probeLines = (lines: string[]) => lines.filter((line) => line.startsWith('[I] probe ')).map((line) => line.slice('[I] probe '.length))
+
+const twoProbes = (twoN: number) => yaml('  ./plugin.mjs:one:', '    id: one', '  ./plugin.mjs:two:', '    id: two', `    n: ${twoN}`)
+
+describe('runDeployment', () => {
+  it('plugs the entries of the file in order and writes their log lines', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'cordis.yml'), twoProbes(1))
+    const { lines } = await start(join(dir, 'cordis.yml'))
+    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+    expect(probeLines(lines)).toEqual(['apply {"id":"one"}', 'apply {"id":"two","n":1}'])
+    expect(lines).toContain('[I] probe apply {"id":"one"}')
+  })
+
+  it('resolves ./ specifiers against the file’s folder, not the working directory', async () => {
+    const dir = await tempDir()
+    await mkdir(join(dir, 'sub'))
+    await writeFile(join(dir, 'sub', 'plugin.mjs'), PROBE.replace('apply %s', 'apply sub %s'))
+    await writeFile(join(dir, 'sub', 'cordis.yml'), yaml('  ./plugin.mjs:', '    where: sub'))
+    const { lines } = await start(join(dir, 'sub', 'cordis.yml'))
+    await eventually(() => expect(probeLines(lines)).toEqual(['apply sub {"where":"sub"}']))
+  })
+
+  it('interpolates environment variables from the process environment', async () => {
+    const dir = await tempDir()
+    const name = 'DSH_RUN_SPEC_PROBE_ID'
+    process.env[name] = 'from-env'
+    try {
+      await writeFile(join(dir, 'cordis.yml'), yaml('  ./plugin.mjs:', `    id: \${${name}}`, '    other: ${DSH_RUN_SPEC_UNSET:-fallback}'))
+      const { lines } = await start(join(dir, 'cordis.yml'))
+      await eventually(() => expect(probeLines(lines)).toEqual(['apply {"id":"from-env","other":"fallback"}']))
+    } finally {
+      delete process.env[name]
+    }
+  })
+
+  it('re-plugs only the entry whose config changed on reload', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'cordis.yml')
+    await writeFile(file, twoProbes(1))
+    const { deployment, lines } = await start(file)
+    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+
+    await writeFile(file, twoProbes(2))
+    await deployment.reload()
+    await eventually(() => expect(probeLines(lines)).toHaveLength(4))
+    expect(probeLines(lines).slice(2)).toEqual(['dispose {"id":"two","n":1}', 'apply {"id":"two","n":2}'])
+  })
+
+  it('plugs an added entry and disposes a removed or disabled one on reload', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'cordis.yml')
+    await writeFile(file, yaml('  ./plugin.mjs:one:', '    id: one', '  ./plugin.mjs:two:', '    id: two'))
+    const { deployment, lines } = await start(file)
+    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+
+    await writeFile(file, yaml('  ./plugin.mjs:one:', '    id: one', '  ~./plugin.mjs:two:', '    id: two', '  ./plugin.mjs:three:', '    id: three'))
+    await deployment.reload()
+    await eventually(() => expect(probeLines(lines)).toHaveLength(4))
+    expect(probeLines(lines).slice(2)).toEqual(['dispose {"id":"two"}', 'apply {"id":"three"}'])
+
+    await writeFile(file, yaml('  ./plugin.mjs:three:', '    id: three'))
+    await deployment.reload()
+    await eventually(() => expect(probeLines(lines)).toHaveLength(5))
+    expect(probeLines(lines)[4]).toBe('dispose {"id":"one"}')
+  })
+
+  it('re-plugs on its own when the watcher sees the file change', { timeout: 60_000 }, async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'cordis.yml')
+    await writeFile(file, twoProbes(1))
+    const { lines } = await start(file, { watch: true, debounceMs: 50 })
+    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+
+    await writeFile(file, twoProbes(3))
+    await eventually(() => expect(probeLines(lines)).toContain('apply {"id":"two","n":3}'), 10_000)
+    expect(probeLines(lines).slice(2)).toEqual(['dispose {"id":"two","n":1}', 'apply {"id":"two","n":3}'])
+  })
+
+  it('reports an edit that does not parse and keeps the running plugins', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'cordis.yml')
+    await writeFile(file, twoProbes(1))
+    const { deployment, lines } = await start(file)
+    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+
+    await writeFile(file, 'plugins:\n  ./plugin.mjs:one: [oops\n  ./plugin.mjs:two: {}\n')
+    await deployment.reload()
+    const warning = lines.find((line) => line.startsWith('[W] loader'))
+    expect(warning).toBeDefined()
+    expect(warning).toContain(file)
+    expect(warning).toMatch(/not valid YAML/)
+    expect(warning).toMatch(/keeping the running plugins/)
+    expect(probeLines(lines)).toHaveLength(2)
+
+    // A later good edit still applies.
+    await writeFile(file, twoProbes(5))
+    await deployment.reload()
+    await eventually(() => expect(probeLines(lines)).toContain('apply {"id":"two","n":5}'))
+    expect(probeLines(lines).filter((line) => line.startsWith('dispose'))).toEqual(['dispose {"id":"two","n":1}'])
+  })
+
+  it('reports an edit naming an unset variable and keeps the running plugins', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'cordis.yml')
+    await writeFile(file, twoProbes(1))
+    const { deployment, lines } = await start(file)
+    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+
+    await writeFile(file, yaml('  ./plugin.mjs:one:', '    id: ${DSH_RUN_SPEC_NEVER_SET}'))
+    await deployment.reload()
+    expect(lines.some((line) => line.startsWith('[W] loader') && line.includes('DSH_RUN_SPEC_NEVER_SET'))).toBe(true)
+    expect(probeLines(lines)).toHaveLength(2)
+  })
+
+  it('fails to start when the first load does not parse, naming the position', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'cordis.yml'), 'plugins:\n  a: [b\n  c: 1\n')
+    await expect(runDeployment(join(dir, 'cordis.yml'), { watch: false, write: () => {} })).rejects.toThrow(/not valid YAML at line \d+, column \d+/)
+  })
+
+  it('fails to start when the file does not exist', async () => {
+    const dir = await tempDir()
+    await expect(runDeployment(join(dir, 'missing.yml'), { watch: false, write: () => {} })).rejects.toThrow(/ENOENT/)
+  })
+
+  it('logs why an entry could not be loaded and plugs the others', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'cordis.yml'), yaml('  ./missing.mjs:', '    id: gone', '  ./plugin.mjs:', '    id: here'))
+    const { lines } = await start(join(dir, 'cordis.yml'))
+    await eventually(() => expect(probeLines(lines)).toEqual(['apply {"id":"here"}']))
+    const error = lines.find((line) => line.startsWith('[E] loader'))
+    expect(error).toBeDefined()
+    expect(error).toContain('./missing.mjs could not be loaded')
+    // The reason, not an empty rendering of the error object.
+    expect(error).toContain('Cannot find module')
+  })
+
+  it('plugs nothing when reloaded after it has stopped', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'cordis.yml')
+    await writeFile(file, twoProbes(1))
+    const { deployment, lines } = await start(file)
+    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+    await deployment.stop()
+    expect(probeLines(lines)).toHaveLength(4)
+
+    await writeFile(file, twoProbes(2))
+    await deployment.reload()
+    await new Promise<void>((done) => setImmediate(done))
+    expect(probeLines(lines).filter((line) => line.startsWith('apply'))).toHaveLength(2)
+  })
+
+  it('disposes every plugin, last first, when stopped', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'cordis.yml')
+    await writeFile(file, yaml('  ./plugin.mjs:one:', '    id: one', '  scope:preset/coder:', '    ./plugin.mjs:two:', '      id: two', '  ./plugin.mjs:three:', '    id: three'))
+    const { deployment, lines } = await start(file, { watch: true })
+    await eventually(() => expect(probeLines(lines)).toHaveLength(3))
+
+    await deployment.stop()
+    expect(probeLines(lines).slice(3)).toEqual(['dispose {"id":"three"}', 'dispose {"id":"two"}', 'dispose {"id":"one"}'])
+    // Stopping again settles the same way and disposes nothing twice.
+    await deployment.stop()
+    expect(probeLines(lines)).toHaveLength(6)
+  })
+
+  it('waits for a reload in flight before stopping', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'cordis.yml')
+    await writeFile(file, twoProbes(1))
+    const { deployment, lines } = await start(file)
+    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+
+    await writeFile(file, twoProbes(2))
+    const reloading = deployment.reload()
+    await deployment.stop()
+    await reloading
+    const events = probeLines(lines)
+    // Every instance that was applied is disposed by the time stop() settles.
+    expect(events.filter((line) => line.startsWith('apply')).length).toBe(events.filter((line) => line.startsWith('dispose')).length)
+  })
+
+  it('runs the real file provider and an example plugin from the workspace, re-plugging the example on an edit', { timeout: 60_000 }, async () => {
+    const dir = await tempDir(true)
+    const file = join(dir, 'cordis.yml')
+    const document = join(dir, 'settings.yaml')
+    await writeFile(document, 'web-search:\n  limit: 7\n')
+    const deployment = (engine: string) =>
+      yaml(
+        '  dsh-settings-file:',
+        `    path: ${document}`,
+        '    watch: false',
+        '  dsh-example-web-search:',
+        `    engine: ${engine}`,
+        '  ./plugin.mjs:',
+        '    id: probe',
+        '  scope:preset/coder:',
+        '    dsh-example-web-search:',
+        '      engine: duckduckgo',
+      )
+    await writeFile(file, deployment('bing'))
+    const { deployment: running, lines } = await start(file)
+    const ready = () => lines.filter((line) => line.startsWith('[I] web-search ready:'))
+    await eventually(() => expect(ready()).toHaveLength(2))
+    expect(ready()).toContain('[I] web-search ready: engine=bing limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+    expect(ready()).toContain('[I] web-search ready: engine=duckduckgo limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+
+    let documentPath: string | undefined
+    running.root.inject(['settings'], (ctx: Context) => {
+      documentPath = ctx.settings.documentPath
+    })
+    await eventually(() => expect(documentPath).toBe(document))
+
+    await writeFile(file, deployment('google'))
+    await running.reload()
+    await eventually(() => expect(ready()).toHaveLength(3))
+    expect(ready()[2]).toBe('[I] web-search ready: engine=google limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+    // The provider, the probe and the scoped example kept running.
+    expect(probeLines(lines)).toEqual(['apply {"id":"probe"}'])
+    expect(lines.filter((line) => line.startsWith('[E]'))).toEqual([])
+
+    await running.stop()
+    expect(probeLines(lines)).toEqual(['apply {"id":"probe"}', 'dispose {"id":"probe"}'])
+    expect((await readdir(dir)).filter((name) => /\.(lock|tmp)$/.test(name))).toEqual([])
+  })
+})
