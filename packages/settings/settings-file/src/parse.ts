@@ -61,5 +61,17 @@ export function parseSettings(text: string, format: DocumentFormat, file: string
   } catch (error) {
     throw new SettingsDocumentError(`settings document ${file} cannot be read: ${(error as Error).name}`, file)
   }
+  if (isCyclic(data)) throw new SettingsDocumentError(`settings document ${file} holds an alias that contains itself`, file)
   return { data: rootCheck(data, file), yaml }
+}
+
+/** Whether a value reaches itself (`a: &x [*x]` builds such a value). Shared, acyclic references are fine. */
+function isCyclic(value: unknown, ancestors = new Set<object>()): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  if (ancestors.has(value)) return true
+  ancestors.add(value)
+  const children = Array.isArray(value) ? value : Object.values(value)
+  const found = children.some((child) => isCyclic(child, ancestors))
+  ancestors.delete(value)
+  return found
 }

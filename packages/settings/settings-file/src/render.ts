@@ -13,9 +13,12 @@ export function isInline(value: unknown): boolean {
   return Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0
 }
 
-/** A map key as YAML: plain when safe, quoted otherwise. */
-export function renderKey(key: string): string {
-  return renderScalar(key)
+/** Characters a plain scalar cannot hold inside a flow collection. */
+const FLOW_INDICATORS = /[,[\]{}]/
+
+/** A map key as YAML: plain when safe, quoted otherwise (`<<` always quoted: plain, it would be a merge key). */
+export function renderKey(key: string, flow = false): string {
+  return key === '<<' ? '"<<"' : renderScalar(key, undefined, flow)
 }
 
 /**
@@ -23,20 +26,39 @@ export function renderKey(key: string): string {
  * scalar keeps that scalar's quote style; a string yaml would render as a
  * multi-line block is double-quoted instead, so the edit stays on its line.
  */
-export function renderScalar(value: unknown, original?: Scalar): string {
+export function renderScalar(value: unknown, original?: Scalar, flow = false): string {
   if (typeof value === 'string') {
     if (original?.type === 'QUOTE_DOUBLE') return JSON.stringify(value)
     if (original?.type === 'QUOTE_SINGLE' && !/[\n\r]/.test(value)) return `'${value.replace(/'/g, "''")}'`
+    if (flow && FLOW_INDICATORS.test(value)) return JSON.stringify(value)
   }
   if (isCollection(value)) return Array.isArray(value) ? '[]' : '{}'
   const text = stringify(value, OPTIONS).replace(/\n$/, '')
   return text.includes('\n') ? JSON.stringify(value) : text
 }
 
-/** A value in flow style (inside `{…}` or `[…]`), on one line. */
-export function renderFlow(value: unknown): string {
-  if (!isCollection(value)) return renderScalar(value)
-  return stringify(value, { ...OPTIONS, collectionStyle: 'flow' }).replace(/\n$/, '')
+/** A value in flow style (inside `{…}` or `[…]`), on one line; `padded` writes `{ a: 1 }` rather than `{a: 1}`. */
+export function renderFlow(value: unknown, padded = false): string {
+  if (!isCollection(value)) return renderScalar(value, undefined, true)
+  return stringify(value, { ...OPTIONS, collectionStyle: 'flow', flowCollectionPadding: padded }).replace(/\n$/, '')
+}
+
+/**
+ * A string as a block scalar in the style of `original` (`|` literal, or `>`
+ * folded while the string is one line), content lines at `indent`, chomping
+ * chosen to keep the string's trailing newlines. `undefined` when a block
+ * cannot carry it exactly (a first line starting with a space needs an
+ * indentation indicator), so the caller quotes it instead.
+ */
+export function renderBlockScalar(value: string, original: Scalar, indent: number): string | undefined {
+  const body = value.replace(/\n+$/, '')
+  const trailing = value.length - body.length
+  if (!body || /^[ \t]/.test(body) || /\r/.test(body)) return undefined
+  const folded = original.type === 'BLOCK_FOLDED' && !body.includes('\n')
+  const chomp = trailing === 0 ? '-' : trailing === 1 ? '' : '+'
+  const pad = ' '.repeat(indent)
+  const lines = body.split('\n').map((line) => (line ? pad + line : ''))
+  return `${folded ? '>' : '|'}${chomp}\n${lines.join('\n')}\n${'\n'.repeat(Math.max(0, trailing - 1))}`
 }
 
 /** A non-empty collection in block style, every line indented by `indent` spaces, without a final newline. */

@@ -1,6 +1,7 @@
 import equal from 'fast-deep-equal'
 import { parseDocument, stringify, type Document } from 'yaml'
 import { diffDocuments } from './diff.ts'
+import { SettingsDocumentError } from './errors.ts'
 import type { DocumentFormat } from './format.ts'
 import { YAML_OPTIONS, type ParsedDocument } from './parse.ts'
 import { YamlEditor } from './yaml-edit.ts'
@@ -35,13 +36,30 @@ export function renderYaml(text: string, doc: Document.Parsed, prev: unknown, ne
     }
     const check = parseDocument(candidate, YAML_OPTIONS)
     if (check.errors.length) break
-    const actual = check.toJS(YAML_OPTIONS) ?? {}
+    let actual: unknown
+    try {
+      actual = check.toJS(YAML_OPTIONS) ?? {}
+    } catch {
+      break // an alias left without its anchor, a merge of a non-map
+    }
     if (equal(actual, next)) return { text: candidate, preserved: true }
     const corrections = diffDocuments(actual, next)
     if (!corrections.length) break
     edits.push(...corrections)
   }
-  return { text: stringify(next, { lineWidth: 0 }), preserved: false }
+  const fresh = stringify(next, { lineWidth: 0 })
+  if (!holds(fresh, next)) throw new SettingsDocumentError('the next settings document cannot be written as YAML that reads back the same', '')
+  return { text: fresh, preserved: false }
+}
+
+/** Whether YAML text reads back as exactly `expected`. */
+function holds(text: string, expected: unknown): boolean {
+  try {
+    const doc = parseDocument(text, YAML_OPTIONS)
+    return !doc.errors.length && equal(doc.toJS(YAML_OPTIONS) ?? {}, expected)
+  } catch {
+    return false
+  }
 }
 
 /** The next JSON text: two-space indentation, keys in the order the document holds them. */
