@@ -79,6 +79,8 @@ export class FileSettingsProvider extends SettingsProvider {
   private chain: Promise<void> = Promise.resolve()
   private watcher: DocumentWatcher | undefined
   private closed = false
+  /** The last text parsed (or written, with the parse that checked it): a parse is skipped while the file still holds it. */
+  private parsed: { text: string; result: ParsedDocument } | undefined
 
   constructor(ctx: Context, config: FileSettingsProvider.Config = {}) {
     super(ctx)
@@ -116,7 +118,7 @@ export class FileSettingsProvider extends SettingsProvider {
   protected async load(): Promise<SettingsDocument> {
     const signature = await signatureOf(this.file)
     const text = await readText(this.file)
-    const parsed = text === undefined ? undefined : parseSettings(text, this.format, this.file)
+    const parsed = text === undefined ? undefined : this.parse(text)
     this.seen = { text, signature }
     if (this.options.watch) await this.startWatcher()
     return (parsed?.data ?? {}) as SettingsDocument
@@ -171,7 +173,7 @@ export class FileSettingsProvider extends SettingsProvider {
         if (text === undefined) return this.publish({})
         let parsed: ParsedDocument
         try {
-          parsed = parseSettings(text, this.format, this.file)
+          parsed = this.parse(text)
         } catch (error) {
           logger.warn(`${(error as Error).message}; keeping the last good settings`)
           return
@@ -183,6 +185,14 @@ export class FileSettingsProvider extends SettingsProvider {
     })
   }
 
+  /** Parse document text, reusing the last parse when the text is the same. */
+  private parse(text: string): ParsedDocument {
+    if (this.parsed?.text === text) return this.parsed.result
+    const result = parseSettings(text, this.format, this.file)
+    this.parsed = { text, result }
+    return result
+  }
+
   protected async transact(transaction: SettingsTransaction): Promise<void> {
     return this.enqueue(async () => {
       const target = await writeTarget(this.file)
@@ -191,12 +201,13 @@ export class FileSettingsProvider extends SettingsProvider {
       try {
         const text = await readText(this.file)
         // An unparsable document refuses the write and stays exactly as the user left it.
-        const parsed = parseSettings(text ?? '', this.format, this.file)
+        const parsed = this.parse(text ?? '')
         const next = transaction.apply(parsed.data as SettingsDocument)
         if (next !== parsed.data) {
           const rendered = renderDocument(this.format, text ?? '', parsed, next)
           if (!rendered.preserved) this.ctx.logger('settings').warn(`settings: ${this.file} could not be edited in place and was rendered afresh`)
           await writeFileAtomic(target, rendered.text)
+          this.parsed = rendered.parsed ? { text: rendered.text, result: rendered.parsed } : undefined
           this.seen = { text: rendered.text, signature: await signatureOf(this.file) }
         } else {
           this.seen = { text, signature: await signatureOf(this.file) }

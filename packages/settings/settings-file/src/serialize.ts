@@ -14,6 +14,8 @@ export interface Rendered {
   text: string
   /** False when byte-stable editing could not reproduce the content and the document was rendered afresh. */
   preserved: boolean
+  /** The parse of `text`, when rendering already made one (the check of an in-place edit): reuse it for the next edit. */
+  parsed?: ParsedDocument
 }
 
 /**
@@ -42,7 +44,7 @@ export function renderYaml(text: string, doc: Document.Parsed, prev: unknown, ne
     } catch {
       break // an alias left without its anchor, a merge of a non-map
     }
-    if (equal(actual, next)) return { text: candidate, preserved: true }
+    if (equal(actual, next)) return { text: candidate, preserved: true, parsed: { data: actual as Record<string, unknown>, yaml: check } }
     const corrections = diffDocuments(actual, next)
     if (!corrections.length) break
     edits.push(...corrections)

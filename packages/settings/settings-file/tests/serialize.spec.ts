@@ -111,10 +111,11 @@ describe('renderDocument', () => {
   it('edits a YAML document in place', () => {
     const text = '# mine\nchat:\n  model: gpt-4o   # default\n'
     const parsed = parseSettings(text, 'yaml', 'settings.yaml')
-    expect(renderDocument('yaml', text, parsed, { chat: { model: 'o3' } })).toStrictEqual({
-      text: '# mine\nchat:\n  model: o3   # default\n',
-      preserved: true,
-    })
+    const rendered = renderDocument('yaml', text, parsed, { chat: { model: 'o3' } })
+    expect(rendered).toMatchObject({ text: '# mine\nchat:\n  model: o3   # default\n', preserved: true })
+    // The check's parse comes back, so the next write need not parse the same bytes again.
+    expect(rendered.parsed?.data).toStrictEqual({ chat: { model: 'o3' } })
+    expect(rendered.parsed?.yaml?.toString()).toBe(rendered.text)
   })
 })
 
