@@ -30,6 +30,8 @@ export class SettingsEngine {
   private halted = false
   private readonly inflight = new Inflight()
   private readonly writes: WriteRunner
+  /** Schema identities by schema object: serializing and canonicalizing is most of a registration's cost. */
+  private readonly identities = new WeakMap<object, ReturnType<typeof identify>>()
   readonly logger: Logger
 
   constructor(private readonly ctx: Context, backend: SettingsBackend) {
@@ -103,7 +105,9 @@ export class SettingsEngine {
     }
     const scope = optionalScopeId(namedScopeOf(caller))
     if (this.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be registered`, { ns, scope })
-    const { envelope, canonical } = identify(schema)
+    let identity = this.identities.get(schema)
+    if (!identity) this.identities.set(schema, (identity = identify(schema)))
+    const { envelope, canonical } = identity
     const existing = this.registry.kinds.get(ns)
     if (existing && existing.canonical !== canonical) {
       throw new SettingsRegistrationError('SETTINGS_SCHEMA_MISMATCH', `settings namespace ${JSON.stringify(ns)} is already registered with a different schema`, { ns, scope })

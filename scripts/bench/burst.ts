@@ -1,0 +1,122 @@
+/**
+ * Measurement 3: 1,000 concurrent `update()`s across 100 namespaces of one
+ * YAML document (file provider, `watch: false`): the wall time until every
+ * caller has its outcome, and how many file writes group commit used for them
+ * (target ≤ 20 writes).
+ *
+ * Counting writes: every transaction that stores a document ends in exactly
+ * one `rename(temp, document)` (see `writeFileAtomic` in dsh-settings-file), so
+ * the bench counts successful renames whose destination is the document. It
+ * wraps `rename` on the CommonJS `fs/promises` object in-process and calls
+ * `module.syncBuiltinESMExports()`, which updates the live `import { rename }
+ * from 'node:fs/promises'` binding the provider holds. That counts exactly, at
+ * the moment it happens, with no dependence on the timing or coalescing of file
+ * system events (a watcher may merge two renames that land close together).
+ * The spy proves itself: a burst that changed the document but counted zero
+ * writes fails the bench instead of reporting a flattering number.
+ */
+import { createRequire, syncBuiltinESMExports } from 'node:module'
+import type { rename as renameType } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import FileSettingsProvider from 'dsh-settings-file'
+import type { SettingsScope } from 'dsh-settings'
+import { bootProvider, mount, namespaces, PluginSchema, removeTemp, tempDir, yamlDocument, type Booted, type PluginSettings } from './harness.ts'
+import { now } from './stats.ts'
+
+export const UPDATES = 1000
+export const NAMESPACES = 100
+
+/** The CommonJS `fs/promises` object, whose properties are writable (the ESM namespace's are not). */
+const fsPromises = createRequire(import.meta.url)('node:fs/promises') as { rename: typeof renameType }
+
+/** Count successful renames onto `target` until `restore()`. */
+export function spyRenames(target: string): { count(): number; restore(): void } {
+  const original = fsPromises.rename
+  let count = 0
+  const destination = (path: Parameters<typeof renameType>[1]) => resolve(path instanceof URL ? fileURLToPath(path) : String(path))
+  fsPromises.rename = async (from, to) => {
+    await original(from, to)
+    if (destination(to) === target) count++
+  }
+  syncBuiltinESMExports()
+  return {
+    count: () => count,
+    restore() {
+      fsPromises.rename = original
+      syncBuiltinESMExports()
+    },
+  }
+}
+
+/** The value update `j` of run `run` writes, and what each namespace must hold after the run. */
+const valueOf = (run: number, j: number) => run * UPDATES + j + 1
+const finalOf = (run: number, nsIndex: number) => valueOf(run, UPDATES - NAMESPACES + nsIndex)
+
+export interface BurstRun {
+  ms: number
+  writes: number
+}
+
+/** Our side of the burst: one provider on one document, reused across runs. */
+export class OursBurst {
+  private dir!: string
+  private file!: string
+  private booted!: Booted
+  private handles!: SettingsScope<PluginSettings>[]
+  private spy!: ReturnType<typeof spyRenames>
+  private readonly names = namespaces(NAMESPACES)
+  private runs = 0
+
+  async setup(): Promise<void> {
+    this.dir = await tempDir('burst')
+    this.file = resolve(this.dir, 'settings.yaml')
+    await writeFile(this.file, yamlDocument(this.names), { mode: 0o600 })
+    this.spy = spyRenames(this.file)
+    this.booted = await bootProvider(FileSettingsProvider, { path: this.file, watch: false })
+    const { value } = await mount(this.booted.root, (ctx) => this.names.map((ns) => ctx.settings.register(ns, PluginSchema)))
+    this.handles = value
+  }
+
+  /** Fire 1,000 updates at once (update j goes to namespace j mod 100) and wait for every outcome. */
+  async run(): Promise<BurstRun> {
+    const run = this.runs++
+    const before = this.spy.count()
+    const start = now()
+    const writes: Promise<void>[] = []
+    for (let j = 0; j < UPDATES; j++) writes.push(this.handles[j % NAMESPACES]!.update({ counter: valueOf(run, j) }))
+    await Promise.all(writes)
+    const ms = now() - start
+    const used = this.spy.count() - before
+    this.handles.forEach((handle, index) => {
+      if (handle.get().counter !== finalOf(run, index)) throw new Error(`burst run ${run}: ${this.names[index]} holds ${handle.get().counter}`)
+    })
+    if (used === 0) throw new Error('the rename spy counted no document write for a burst that changed the document')
+    return { ms, writes: used }
+  }
+
+  /** Check the document on disk with a fresh provider: the last run's values must all be there. */
+  async verifyOnDisk(): Promise<void> {
+    const run = this.runs - 1
+    const fresh = await bootProvider(FileSettingsProvider, { path: this.file, watch: false })
+    try {
+      const { value } = await mount(fresh.root, (ctx) => this.names.map((ns) => ctx.settings.register(ns, PluginSchema)))
+      value.forEach((handle, index) => {
+        if (handle.get().counter !== finalOf(run, index)) throw new Error(`document on disk lost an update of ${this.names[index]}`)
+      })
+    } finally {
+      await fresh.dispose()
+    }
+  }
+
+  get warnings(): string[] {
+    return this.booted?.warnings ?? []
+  }
+
+  async teardown(): Promise<void> {
+    this.spy?.restore()
+    await this.booted?.dispose()
+    if (this.dir) await removeTemp(this.dir)
+  }
+}
