@@ -1,7 +1,7 @@
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { expandHome, resolveDocumentPath, resolveHome } from '../src/home.ts'
+import { expandHome, resolveDocumentPath, resolveHome } from '../src/index.ts'
 
 describe('expandHome', () => {
   it('expands a leading ~ alone or followed by a separator', () => {
