@@ -157,11 +157,15 @@ declare module 'cordis' {
     /**
      * A registered instance's resolved value changed (never for a deep-equal value).
      * Fired once the new value is what `get` answers; `scope` is absent for the global instance.
+     * A listener's throw or rejection is logged and the other listeners still run; only a
+     * synchronous throw whose `code` is `'INVARIANT'` reaches the emitter, after every listener ran.
      */
     'settings/updated'(ns: SettingsNamespace, next: unknown, prev: unknown, source: SettingsUpdateSource, scope?: SettingsScopeId): void
     /**
      * A raw stored section changed, whether or not any resolved value did: configuration
-     * surfaces learn here that a held revision went stale. `scope` is absent for a global section.
+     * surfaces learn here that a held revision went stale, or that a field went from
+     * inherited to overridden. `scope` is absent for a global section. Fired before the
+     * `settings/updated` events of the same commit; listeners are contained the same way.
      */
     'settings/document-updated'(ns: SettingsNamespace, revision: number, scope?: SettingsScopeId): void
   }
