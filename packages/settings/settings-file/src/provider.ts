@@ -199,6 +199,8 @@ export class FileSettingsProvider extends SettingsProvider {
       await mkdir(dirname(this.canonical), { recursive: true, mode: 0o700 })
       const lock = await acquireLock(`${this.canonical}.lock`, { timeoutMs: this.options.lockTimeoutMs, file: this.file })
       try {
+        // The signature before the read: a change landing after it is then seen by the re-check.
+        const signature = await signatureOf(this.file)
         const text = await readText(this.file)
         // An unparsable document refuses the write and stays exactly as the user left it.
         const parsed = this.parse(text ?? '')
@@ -210,7 +212,7 @@ export class FileSettingsProvider extends SettingsProvider {
           this.parsed = rendered.parsed ? { text: rendered.text, result: rendered.parsed } : undefined
           this.seen = { text: rendered.text, signature: await signatureOf(this.file) }
         } else {
-          this.seen = { text, signature: await signatureOf(this.file) }
+          this.seen = { text, signature }
         }
         transaction.commit()
       } finally {
