@@ -1,0 +1,29 @@
+/**
+ * dsh-remote: a small HTTP + Server-Sent Events protocol for calling cordis
+ * services from other processes and browser pages. The server end is
+ * `RemoteServer` (`ctx.remoteServer`, the default export); the client end is
+ * `createRemote` and the `RemoteClient` plugin (`ctx.remote`), both also
+ * available from the browser-safe `dsh-remote/client` and `dsh-remote/client-plugin`.
+ */
+export { RemoteServer, RemoteServer as default } from './server.ts'
+export { createRemote, type RemoteClientOptions, type UntypedServices } from './client.ts'
+export { RemoteClient } from './client-plugin.ts'
+export { RemoteError, RemoteExposureError, REMOTE_STATUS, statusOf, type RemoteErrorCode, type RemoteErrorEnvelope, type RemoteExposureCode } from './error.ts'
+export { MAX_BODY_BYTES } from './body.ts'
+export { PING_INTERVAL_MS } from './event-hub.ts'
+export { RECONNECT_INITIAL_MS, RECONNECT_MAX_MS } from './event-stream.ts'
+export { TOKEN_FILE } from './token.ts'
+export type { FetchLike } from './transport.ts'
+export type {
+  Remote,
+  RemoteEvent,
+  RemoteEventHandler,
+  RemoteEvents,
+  RemoteEventsOptions,
+  RemoteHandler,
+  RemoteHandlers,
+  RemoteMethod,
+  RemoteRequest,
+  RemoteService,
+  RemoteServices,
+} from './types.ts'

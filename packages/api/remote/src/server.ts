@@ -1,0 +1,145 @@
+import { Service, type Context } from 'cordis'
+import { expandHome, resolveHome } from 'dsh-home'
+import { resolve } from 'node:path'
+import Schema from 'schemastery'
+import { PING_INTERVAL_MS } from './event-hub.ts'
+import { loadToken } from './token.ts'
+import type { RemoteHandlers } from './types.ts'
+import { RemoteWire } from './wire.ts'
+
+declare module 'cordis' {
+  interface Context {
+    remoteServer: RemoteServer
+  }
+}
+
+/** A port as a number, or as the digit string a `${DSH_PORT:-5140}` interpolation produces. */
+const Port: Schema<number | string, number> = Schema.union([
+  Schema.natural().max(65535),
+  Schema.transform(Schema.string().pattern(/^\d{1,5}$/), (text) => Number(text)),
+])
+
+/**
+ * The remote API's server, `ctx.remoteServer`: an HTTP endpoint on which
+ * plugins expose services to other processes and browser pages, and an event
+ * stream they broadcast on. Every request must name this server's host and
+ * carry its bearer token; see the package README for the protocol.
+ *
+ * The service becomes available once the port is bound, so
+ * `ctx.inject(['remoteServer'], …)` can read `ctx.remoteServer.url` at once.
+ * Disposing it closes the server, ends every stream and aborts running calls.
+ */
+export class RemoteServer extends Service {
+  /** The plugin's config schema; cordis validates the `cordis.yml` entry against it. */
+  static readonly Config: Schema<RemoteServer.Options, RemoteServer.Config> = Schema.object({
+    host: Schema.string().default('127.0.0.1').description('Address to bind. Keep the loopback default unless a proxy fronts it.'),
+    port: Port.default(5140).description('Port to bind; 0 picks a free one.'),
+    home: Schema.string().description('Home for the token file (remote-token); defaults to $DSH_HOME, else ~/.dsh.'),
+    token: Schema.string().role('secret').description('Bearer token; when unset, the token file is read or created.'),
+    static: Schema.string().description('Directory of page assets served at / without a token.'),
+    allowedHosts: Schema.array(Schema.string()).default([]).description('Extra Host names to answer to (name, or name:port).'),
+    pingInterval: Schema.natural().min(1).default(PING_INTERVAL_MS).description('Milliseconds between ": ping" comments on event streams.'),
+  }) as Schema<RemoteServer.Options, RemoteServer.Config>
+
+  /** The HTTP machinery; an ordinary field, since calls to the service go through cordis's proxy. */
+  private readonly wire: RemoteWire
+  private readonly home: string
+  private readonly configuredToken: string | undefined
+  /** The service's own context (inside a method `this.ctx` is the caller's). */
+  private readonly own: Context
+
+  constructor(ctx: Context, config: RemoteServer.Options = {}) {
+    super(ctx, 'remoteServer')
+    this.own = ctx
+    this.home = resolveHome(config.home)
+    this.configuredToken = config.token
+    const port = typeof config.port === 'string' ? Number(config.port) : (config.port ?? 5140)
+    this.wire = new RemoteWire({
+      host: config.host ?? '127.0.0.1',
+      port,
+      allowedHosts: config.allowedHosts ?? [],
+      ...(config.static === undefined ? {} : { static: resolve(expandHome(config.static)) }),
+      pingIntervalMs: config.pingInterval ?? PING_INTERVAL_MS,
+      logger: ctx.logger('remote'),
+    })
+  }
+
+  /** The bound base URL, e.g. `http://127.0.0.1:5140` (no trailing slash). */
+  get url(): string {
+    return this.wire.url
+  }
+
+  /** How many event streams are open right now (for diagnostics and tests). */
+  get streams(): number {
+    return this.wire.streams
+  }
+
+  /** Read or create the token, bind the port and print the page line; the disposer stops the server. */
+  async [Service.init](): Promise<() => Promise<void>> {
+    const logger = this.own.logger('remote')
+    const { token, narrowed, file } = await loadToken(this.configuredToken, this.home)
+    if (narrowed) logger.warn('remote: %s was readable by others; its mode is now 0600', file)
+    const url = await this.wire.listen(token)
+    logger.info('settings page: %s', `${url}/#token=${token}`)
+    return () => this.wire.close()
+  }
+
+  /**
+   * Put a service on the wire: `POST /remote/<service>/<method>` calls
+   * `handlers[method](args, { signal })` with `this` set to `handlers`. The
+   * exposure is an effect on the caller's fiber: disposing the calling plugin
+   * withdraws the service (and aborts its running calls). Only the handlers'
+   * own enumerable methods at this moment are reachable.
+   * @param service - a letter, then letters, digits, `_` or `-` (`events` and `then` are reserved).
+   * @returns a function that withdraws the service early.
+   * @throws {RemoteExposureError} for a bad name or handler, or a name that is exposed already.
+   */
+  expose(service: string, handlers: RemoteHandlers): () => void {
+    const wire = this.wire
+    const dispose = this.ctx.effect(() => {
+      const exposure = wire.exposures.add(service, handlers)
+      return () => wire.exposures.remove(exposure)
+    }, `remoteServer.expose(${JSON.stringify(service)})`)
+    return () => void dispose()
+  }
+
+  /**
+   * Send one event to every open stream, as `id: <seq>`, `event: <event>`,
+   * `data: <JSON of payload>`. Streams opened later never see it. The payload
+   * leaves the process: it must not hold a secret.
+   * @throws {TypeError} for an event name with a line break (or empty), or a payload that is not JSON.
+   */
+  broadcast(event: string, payload: unknown): void {
+    this.wire.broadcast(event, payload)
+  }
+}
+
+export namespace RemoteServer {
+  /** The configuration as written (a port may be a digit string). */
+  export interface Options {
+    /** Address to bind; `127.0.0.1` by default. */
+    host?: string
+    /** Port to bind; `5140` by default, `0` picks a free one. */
+    port?: number | string
+    /** Home of the token file; `resolveHome` rules (`$DSH_HOME`, else `~/.dsh`). */
+    home?: string
+    /** The bearer token; when unset, `<home>/remote-token` is read or created. */
+    token?: string
+    /** Directory of page assets, served at `/` without a token. */
+    static?: string
+    /** Extra `Host` values to accept: `name` (with or without `:<port>`) or `name:port`. */
+    allowedHosts?: string[]
+    /** Milliseconds between `: ping` comments on event streams; 15 000 by default. */
+    pingInterval?: number
+  }
+
+  /** The configuration after the schema's defaults. */
+  export interface Config extends Options {
+    host: string
+    port: number
+    allowedHosts: string[]
+    pingInterval: number
+  }
+}
+
+export default RemoteServer

@@ -1,0 +1,292 @@
+import type { Logger } from 'cordis'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { bearerMatches } from './auth.ts'
+import { decodeArgs, readBody } from './body.ts'
+import { RemoteError } from './error.ts'
+import { EventHub } from './event-hub.ts'
+import { Exposures, type Exposure } from './exposures.ts'
+import { HostPolicy } from './hosts.ts'
+import { sendError, sendJson, setCommonHeaders } from './respond.ts'
+import { StaticAssets } from './static.ts'
+
+/** What a wire needs to listen. */
+export interface WireOptions {
+  host: string
+  port: number
+  allowedHosts: readonly string[]
+  /** The page assets directory, if any. */
+  static?: string
+  pingIntervalMs: number
+  logger: Logger
+}
+
+/** A call in flight: its abort switch and the response it will answer. */
+interface Call {
+  controller: AbortController
+  response: ServerResponse
+}
+
+/** How long a stopping server waits for connections to finish their last response before cutting them. */
+const CLOSE_GRACE_MS = 1000
+
+/** Wildcard addresses: the server is reachable on loopback, so its URL names 127.0.0.1. */
+const WILDCARDS = new Set(['0.0.0.0', '::', ''])
+
+/**
+ * The HTTP end of a remote server: one `node:http` server that checks every
+ * request (host, origin, token, route, size, shape) before anything reaches
+ * an exposed service, dispatches calls, keeps the event streams and serves
+ * the page assets.
+ */
+export class RemoteWire {
+  readonly exposures = new Exposures()
+  private readonly calls = new Set<Call>()
+  private readonly assets: StaticAssets | undefined
+  private server: Server | undefined
+  private readonly hub: EventHub
+  private policy: HostPolicy | undefined
+  private token = ''
+  private base: string | undefined
+  private closing = false
+  /**
+   * Every open connection and how many of its requests are unanswered. A
+   * stopping server ends the connections with none at once: Node's own
+   * `closeIdleConnections` leaves alone a connection that never sent a
+   * request (clients open spare ones), and `close` would wait for it.
+   */
+  private readonly sockets = new Map<Socket, number>()
+
+  constructor(private readonly options: WireOptions) {
+    this.assets = options.static === undefined ? undefined : new StaticAssets(options.static)
+    this.hub = new EventHub(options.pingIntervalMs)
+  }
+
+  /** The bound base URL, e.g. `http://127.0.0.1:5140`. */
+  get url(): string {
+    if (this.base === undefined) throw new Error('remote: the server is not listening')
+    return this.base
+  }
+
+  /** How many event streams are open. */
+  get streams(): number {
+    return this.hub.size
+  }
+
+  /** Send one event to every open stream. */
+  broadcast(event: string, payload: unknown): void {
+    this.hub.broadcast(event, payload)
+  }
+
+  /**
+   * Bind the server and start accepting requests checked against `token`.
+   * @returns the bound base URL.
+   * @throws the listen error (`EADDRINUSE`, `EACCES`…).
+   */
+  async listen(token: string): Promise<string> {
+    this.token = token
+    // A missing Host is ours to refuse (403, like a foreign one), not Node's (a bare 400).
+    const options = { requestTimeout: 30_000, headersTimeout: 10_000, requireHostHeader: false }
+    const server = createServer(options, (request, response) => void this.handle(request, response))
+    server.on('connection', (socket: Socket) => {
+      this.sockets.set(socket, 0)
+      socket.on('close', () => this.sockets.delete(socket))
+    })
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket))
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen({ host: this.options.host, port: this.options.port }, () => {
+        server.off('error', reject)
+        // The policy is in place before the first request can be read.
+        this.bound(server.address() as AddressInfo)
+        resolve()
+      })
+    })
+    this.server = server
+    if (this.assets && !(await this.assets.exists())) {
+      this.options.logger.warn('remote: the static directory %s does not exist; every page answers 404', this.options.static)
+    }
+    return this.url
+  }
+
+  private bound({ address, port }: AddressInfo): void {
+    const host = WILDCARDS.has(address) || address === '127.0.0.1' ? '127.0.0.1' : address.includes(':') ? `[${address}]` : address
+    // A server bound to a specific non-loopback address answers to it as well, so the URL it prints works.
+    const extra = host === '127.0.0.1' || host === '[::1]' ? this.options.allowedHosts : [...this.options.allowedHosts, host]
+    this.policy = new HostPolicy(port, extra)
+    this.base = `http://${host}:${port}`
+  }
+
+  /**
+   * Stop: refuse new requests, abort every running call (answering it 503
+   * `remote/unavailable`), end every stream cleanly, close the listener and
+   * the connections.
+   */
+  async close(): Promise<void> {
+    this.closing = true
+    const stopping = new RemoteError('remote/unavailable', 'the server is stopping')
+    for (const call of this.calls) {
+      call.controller.abort(stopping)
+      sendError(call.response, stopping)
+    }
+    this.calls.clear()
+    this.hub.close()
+    const server = this.server
+    if (!server) return
+    await new Promise<void>((resolve) => {
+      const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS)
+      server.close(() => {
+        clearTimeout(cut)
+        resolve()
+      })
+      for (const [socket, pending] of this.sockets) if (pending === 0) socket.end()
+    })
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    setCommonHeaders(response)
+    const socket = request.socket
+    this.sockets.set(socket, (this.sockets.get(socket) ?? 0) + 1)
+    response.on('close', () => {
+      // The connection may be gone already (then it is off the map, and must stay off).
+      if (!this.sockets.has(socket)) return
+      const pending = this.sockets.get(socket)! - 1
+      this.sockets.set(socket, pending)
+      // While stopping, a connection that just sent its last answer has nothing left to do.
+      if (this.closing && pending === 0) socket.end()
+    })
+    try {
+      await this.route(request, response)
+    } catch (error) {
+      if (!(error instanceof RemoteError)) this.options.logger.warn('remote: a request failed: %s', describeError(error))
+      if (error instanceof RemoteError && error.code === 'remote/too-large') {
+        // The rest of the body is never read; closing the connection discards it.
+        response.setHeader('Connection', 'close')
+      }
+      sendError(response, error)
+    }
+  }
+
+  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (this.closing) throw new RemoteError('remote/unavailable', 'the server is stopping')
+    // `listen` sets the policy before the first request; a request without one is refused outright.
+    const policy = this.policy
+    if (!policy) throw new RemoteError('remote/unavailable', 'the server is starting')
+    if (!policy.allowsHost(request.headers.host)) throw new RemoteError('remote/forbidden', 'this server does not answer to that Host')
+    if (!policy.allowsOrigin(request.headers.origin)) throw new RemoteError('remote/forbidden', 'requests from that Origin are refused')
+    const target = request.url ?? ''
+    if (!target.startsWith('/')) throw new RemoteError('remote/bad-request', 'the request target must be a path')
+    const path = target.split('?', 1)[0]!
+    if (path === '/remote' || path.startsWith('/remote/')) return this.remote(request, response, path)
+    return this.page(request, response, path)
+  }
+
+  /** Everything under `/remote/`: the token first, then the route. */
+  private async remote(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+    if (!bearerMatches(request.headers.authorization, this.token)) {
+      response.setHeader('WWW-Authenticate', 'Bearer')
+      throw new RemoteError('remote/unauthorized', 'a valid "Authorization: Bearer <token>" header is required')
+    }
+    if (path === '/remote/events') {
+      if (request.method !== 'GET') throw methodNotAllowed(response, 'GET')
+      this.hub.open(response)
+      return
+    }
+    const segments = path.slice('/remote/'.length).split('/')
+    if (segments.length !== 2) throw new RemoteError('remote/not-found', 'no such route: use POST /remote/<service>/<method> or GET /remote/events')
+    if (request.method !== 'POST') throw methodNotAllowed(response, 'POST')
+    const [service, method] = segments.map(decodeSegment) as [string, string]
+    if (!this.exposures.get(service)?.handlers.has(method)) throw notFound()
+    const args = decodeArgs(await readBody(request))
+    // The body took time to arrive: the service may have been withdrawn meanwhile.
+    const exposure = this.exposures.get(service)
+    if (!exposure?.handlers.has(method)) throw notFound()
+    await this.call(exposure, method, args, response)
+  }
+
+  private async call(exposure: Exposure, method: string, args: unknown[], response: ServerResponse): Promise<void> {
+    const controller = new AbortController()
+    const call: Call = { controller, response }
+    this.calls.add(call)
+    exposure.calls.add(controller)
+    response.on('close', () => {
+      if (!response.writableFinished) controller.abort(new RemoteError('remote/unavailable', 'the client went away'))
+    })
+    const label = `${exposure.service}.${method}`
+    try {
+      const value: unknown = await exposure.handlers.get(method)!.call(exposure.receiver, args, { signal: controller.signal })
+      let body: string
+      try {
+        body = JSON.stringify({ value: value === undefined ? null : value })
+      } catch (error) {
+        this.options.logger.warn(`remote: ${label} returned a value that is not JSON: %s`, describeError(error))
+        sendError(response, undefined)
+        return
+      }
+      sendJson(response, 200, body)
+    } catch (error) {
+      if (!(error instanceof RemoteError) && controller.signal.aborted) {
+        // The handler stopped because we asked it to (client gone, service withdrawn, server stopping):
+        // that is no fault of its own, and the abort reason says what happened.
+        sendError(response, controller.signal.reason)
+        return
+      }
+      if (!(error instanceof RemoteError)) this.options.logger.warn(`remote: ${label} failed: %s`, describeError(error))
+      if (!sendError(response, error)) this.options.logger.warn(`remote: ${label} failed with details that are not JSON`)
+    } finally {
+      this.calls.delete(call)
+      exposure.calls.delete(controller)
+    }
+  }
+
+  /** Everything outside `/remote/`: the page assets, when there are any. */
+  private async page(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+    if (!this.assets) throw new RemoteError('remote/not-found', 'this server serves no page')
+    if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(response, 'GET, HEAD')
+    const found = await this.assets.lookup(path)
+    if (found.kind === 'refused') throw new RemoteError('remote/forbidden', 'that path is refused')
+    if (found.kind === 'missing') throw new RemoteError('remote/not-found', 'no such page asset')
+    await this.assets.send(found, response, request.method === 'HEAD')
+  }
+}
+
+function methodNotAllowed(response: ServerResponse, allow: string): RemoteError {
+  response.setHeader('Allow', allow)
+  return new RemoteError('remote/method-not-allowed', `this route takes ${allow}`)
+}
+
+/** The message names neither: a caller already knows what it asked for, and the path may hold anything. */
+function notFound(): RemoteError {
+  return new RemoteError('remote/not-found', 'no such service or method')
+}
+
+/** A path segment, percent-decoded; one that does not decode matches no name. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return ''
+  }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error)
+}
+
+/**
+ * Answer a request Node could not parse (bad framing, headers too large, a
+ * timeout) with the same security headers as every other response.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [status, reason] =
+    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request']
+  const body = JSON.stringify({ error: { code: 'remote/bad-request', message: reason.toLowerCase() } })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+  )
+}

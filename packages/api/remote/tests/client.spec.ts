@@ -1,0 +1,173 @@
+/**
+ * The happy paths through `createRemote` against a real server on 127.0.0.1:
+ * values round-trip, errors come back as the `RemoteError` the handler threw,
+ * anything else becomes a generic `internal` (logged, never sent), and a
+ * server that cannot be reached is `remote/unavailable`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRemote } from '../src/client.ts'
+import { RemoteError, REMOTE_STATUS } from '../src/error.ts'
+import { authorized, raw, startServer, type LiveServer } from './harness.ts'
+
+interface Demo {
+  echo(...args: unknown[]): Promise<unknown[]>
+  sum(a: number, b: number): Promise<number>
+  nothing(): Promise<null>
+  refuse(code: string): Promise<never>
+  crash(): Promise<never>
+  bigint(): Promise<never>
+  self(): Promise<boolean>
+}
+
+let live: LiveServer
+let received: unknown[][]
+
+beforeAll(async () => {
+  live = await startServer()
+  received = []
+  const handlers = {
+    echo(args: unknown[]) {
+      received.push(args)
+      return args
+    },
+    sum: ([a, b]: unknown[]) => (a as number) + (b as number),
+    nothing: () => undefined,
+    async refuse([code]: unknown[]) {
+      throw new RemoteError(code as string, `refused with ${code as string}`, { why: 'because', path: ['a', 0] })
+    },
+    crash() {
+      throw new Error('the disk is on fire at /var/lib/private')
+    },
+    bigint: () => 10n,
+    self(this: unknown) {
+      return this === handlers
+    },
+  }
+  await live.expose('demo', handlers)
+})
+
+afterAll(async () => live.cleanup())
+
+const client = () => createRemote<{ demo: Demo }>({ url: live.url, token: live.token })
+
+describe('createRemote: calls', () => {
+  it('resolves with the value the handler returned', async () => {
+    const remote = client()
+    expect(await remote.demo.sum(2, 3)).toBe(5)
+    expect(await remote.demo.echo('a', 1, true, null, { nested: [1, { deep: 'x' }] })).toEqual(['a', 1, true, null, { nested: [1, { deep: 'x' }] }])
+  })
+
+  it('answers a handler that returns nothing with null', async () => {
+    expect(await client().demo.nothing()).toBeNull()
+  })
+
+  it('leaves trailing undefined arguments off and sends inner ones as null', async () => {
+    received.length = 0
+    await client().demo.echo('a', undefined, 'b', undefined, undefined)
+    await client().demo.echo(undefined)
+    expect(received).toEqual([['a', null, 'b'], []])
+  })
+
+  it('calls the handler with its handler object as this', async () => {
+    expect(await client().demo.self()).toBe(true)
+  })
+
+  it('accepts a base URL with a trailing slash', async () => {
+    const remote = createRemote<{ demo: Demo }>({ url: `${live.url}/`, token: live.token })
+    expect(await remote.demo.sum(1, 1)).toBe(2)
+  })
+
+  it('goes through the fetch it is given', async () => {
+    const seen: string[] = []
+    const remote = createRemote<{ demo: Demo }>({
+      url: live.url,
+      token: live.token,
+      fetch: (input, init) => {
+        seen.push(`${init.method} ${input}`)
+        return fetch(input, init)
+      },
+    })
+    expect(await remote.demo.sum(4, 5)).toBe(9)
+    expect(seen).toEqual([`POST ${live.url}/remote/demo/sum`])
+  })
+
+  it('is not mistaken for a promise, nor are its services', async () => {
+    const remote = client()
+    expect((remote as unknown as { then?: unknown }).then).toBeUndefined()
+    expect((remote.demo as unknown as { then?: unknown }).then).toBeUndefined()
+    await expect(Promise.resolve(remote.demo)).resolves.toBe(remote.demo)
+  })
+})
+
+describe('createRemote: errors', () => {
+  it('rebuilds the RemoteError a handler threw: code, message, details, and its status on the wire', async () => {
+    for (const code of ['settings/conflict', 'settings/rejected', 'settings/invalid', 'settings/unavailable']) {
+      const error = await client().demo.refuse(code).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(RemoteError)
+      expect(error).toMatchObject({ code, message: `refused with ${code}`, details: { why: 'because', path: ['a', 0] } })
+      const answer = await raw(live, '/remote/demo/refuse', { method: 'POST', headers: authorized(live.token), body: JSON.stringify({ args: [code] }) })
+      expect(answer.status).toBe(REMOTE_STATUS[code])
+      expect(JSON.parse(answer.body)).toEqual({ error: { code, message: `refused with ${code}`, details: { why: 'because', path: ['a', 0] } } })
+    }
+  })
+
+  it('answers an unknown code with 500 and keeps the code', async () => {
+    const answer = await raw(live, '/remote/demo/refuse', { method: 'POST', headers: authorized(live.token), body: '{"args":["demo/odd"]}' })
+    expect(answer.status).toBe(500)
+    expect(JSON.parse(answer.body).error.code).toBe('demo/odd')
+  })
+
+  it('turns any other exception into a generic internal error and logs the original', async () => {
+    const error = await client().demo.crash().catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(RemoteError)
+    expect(error).toMatchObject({ code: 'internal', message: 'internal error' })
+    expect((error as RemoteError).details).toBeUndefined()
+    const answer = await raw(live, '/remote/demo/crash', { method: 'POST', headers: authorized(live.token), body: '{"args":[]}' })
+    expect(answer.status).toBe(500)
+    expect(answer.body).toBe('{"error":{"code":"internal","message":"internal error"}}')
+    expect(live.logs.some((line) => line.type === 'warn' && line.text.includes('demo.crash failed') && line.text.includes('the disk is on fire'))).toBe(true)
+  })
+
+  it('answers a value that is not JSON with internal and logs why', async () => {
+    await expect(client().demo.bigint()).rejects.toMatchObject({ code: 'internal', message: 'internal error' })
+    expect(live.logs.some((line) => line.text.includes('demo.bigint returned a value that is not JSON'))).toBe(true)
+  })
+
+  it('rejects arguments that are not JSON before sending anything', async () => {
+    const seen: string[] = []
+    const remote = createRemote<{ demo: Demo }>({ url: live.url, token: live.token, fetch: (input, init) => (seen.push(input), fetch(input, init)) })
+    await expect(remote.demo.echo(1n)).rejects.toMatchObject({ code: 'remote/bad-request' })
+    expect(seen).toEqual([])
+  })
+
+  it('rejects with remote/not-found for a service or method that is not exposed', async () => {
+    const remote = createRemote<{ demo: Demo; ghost: { boo(): Promise<void> } }>({ url: live.url, token: live.token })
+    await expect(remote.ghost.boo()).rejects.toMatchObject({ code: 'remote/not-found' })
+    await expect((remote.demo as unknown as { missing(): Promise<void> }).missing()).rejects.toMatchObject({ code: 'remote/not-found' })
+  })
+
+  it('rejects with remote/unauthorized for a wrong token', async () => {
+    const remote = createRemote<{ demo: Demo }>({ url: live.url, token: 'not-the-token' })
+    await expect(remote.demo.sum(1, 2)).rejects.toMatchObject({ name: 'RemoteError', code: 'remote/unauthorized' })
+  })
+
+  it('rejects with remote/unavailable when the server cannot be reached', async () => {
+    const gone = await startServer()
+    const url = gone.url
+    await gone.cleanup()
+    const remote = createRemote<{ demo: Demo }>({ url, token: 'whatever' })
+    const error = await remote.demo.sum(1, 2).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(RemoteError)
+    expect(error).toMatchObject({ code: 'remote/unavailable' })
+    expect((error as Error).message).toContain(url)
+  })
+
+  it('rejects with a generic error for an answer without an envelope', async () => {
+    const remote = createRemote<{ demo: Demo }>({
+      url: live.url,
+      token: live.token,
+      fetch: async () => new Response('<html>bad gateway</html>', { status: 502 }),
+    })
+    await expect(remote.demo.sum(1, 2)).rejects.toMatchObject({ code: 'remote/unavailable', message: expect.stringContaining('HTTP 502') })
+  })
+})

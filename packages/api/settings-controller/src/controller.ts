@@ -1,0 +1,255 @@
+import { isAbsolute } from 'node:path'
+import { Service, type Context, type Logger } from 'cordis'
+import { RemoteError } from 'dsh-remote'
+import type { SettingsDescriptor, SettingsNamespaceView, SettingsProvider, SettingsScopeId } from 'dsh-settings'
+import { checkNamespace, checkOps, checkPresetId, checkRevision, checkScope, checkSection, checkSignal } from './boundary.ts'
+import { resolveConfig, SettingsControllerConfig, type ResolvedConfig } from './config.ts'
+import { cancelled, internal, noProvider, rejected, toRemoteError, unavailable, type SectionFacts } from './errors.ts'
+import { runOpener } from './opener.ts'
+import { findPreset } from './presets.ts'
+import type { AgentPresetDirectoryOpenValue, SettingsDescribeValue, SettingsDocumentOpenValue, SettingsPathOpView } from './types.ts'
+import { serveOnWire } from './wire.ts'
+
+declare module 'cordis' {
+  interface Context {
+    settingsController: SettingsController
+  }
+}
+
+type WriteMode = 'update' | 'replace' | 'mutate'
+
+/** A descriptor as the wire sees it: redacted, with `secrets` always present. */
+function toView(descriptor: SettingsDescriptor): SettingsNamespaceView {
+  return { ...descriptor, secrets: descriptor.secrets ?? [] }
+}
+
+/**
+ * The settings API that configuration pages call, `ctx.settingsController`.
+ *
+ * Every read is redacted (`redactSecrets: true`), so no `role('secret')` field
+ * can ride an answer; writes are the settings service's merge, replacement and
+ * path-addressed edits, checked at this boundary first (types, JSON-ness,
+ * sizes) and answered with the namespace's new redacted view. Failures are
+ * `RemoteError`s with the codes `settings/invalid`, `settings/rejected`,
+ * `settings/conflict`, `settings/unavailable` and `internal`.
+ *
+ * The settings provider is optional: without one every call fails with
+ * `settings/unavailable`. When a `remoteServer` is present the controller
+ * exposes itself on the wire as service `settings` and forwards settings
+ * events to its streams, for as long as that server lives.
+ */
+export class SettingsController extends Service {
+  /** Configuration schema: `home`, `opener` and `presets`. */
+  static readonly Config = SettingsControllerConfig
+
+  // The controller's own context; inside a service method `this.ctx` is the caller's.
+  private readonly context: Context
+  private readonly options: ResolvedConfig
+  private readonly logger: Logger
+
+  constructor(ctx: Context, config: SettingsControllerConfig = {}) {
+    super(ctx, 'settingsController')
+    this.context = ctx
+    this.options = resolveConfig(config)
+    this.logger = ctx.logger('settings-controller')
+    serveOnWire(ctx, this, this.logger)
+  }
+
+  /** The mounted settings service, looked up per call because it may come and go. */
+  private provider(): SettingsProvider {
+    const settings = this.context.get('settings')
+    if (!settings) throw noProvider()
+    return settings
+  }
+
+  /**
+   * Describe every namespace kind for a configuration page, under the global
+   * scope or one named scope (an agent preset's `preset/<id>`). Values, the
+   * `base`, `user` and `inherited` layers and the schema envelope all arrive
+   * with their secrets removed; each view lists its secret slots in `secrets`
+   * so a page can offer write-only inputs.
+   * @param scope - the named scope to describe; the global scope when omitted or `null`.
+   * @returns whether the provider is writable, whether it keeps a local document,
+   *   one redacted view per namespace kind in registration order, and every
+   *   scope some namespace is registered under.
+   * @throws {RemoteError} `settings/unavailable` when no settings provider is mounted;
+   *   `settings/invalid` for a malformed scope id.
+   */
+  describe(scope?: string): SettingsDescribeValue {
+    const settings = this.provider()
+    const checked = checkScope(scope)
+    try {
+      return {
+        writable: settings.writable,
+        document: settings.documentPath !== undefined,
+        namespaces: this.views(settings, checked),
+        scopes: settings.scopes(),
+      }
+    } catch (error) {
+      // The seam's describe is total; whatever escapes it is a bug, not a refusal.
+      throw error instanceof RemoteError ? error : internal(error, this.logger, 'settings describe')
+    }
+  }
+
+  /**
+   * Deep-merge a patch into one namespace's stored user section. Arrays in the
+   * patch replace stored arrays whole; `null` is stored as data.
+   * @param ns - the namespace to write.
+   * @param patch - a plain object of JSON data, merged over the stored section.
+   * @param expectedRevision - the `revision` the caller read; a section that has
+   *   moved since fails with `settings/conflict`. `null` or absent writes unconditionally.
+   * @param scope - the named scope whose own section to write; the global section when omitted or `null`.
+   * @returns the namespace's redacted view under that scope after the write.
+   * @throws {RemoteError} `settings/unavailable` without a provider; `settings/invalid`
+   *   for a malformed argument; `settings/rejected` when the settings service refuses
+   *   the write (`details.path` names a refused field); `settings/conflict` for a stale revision.
+   */
+  update(ns: string, patch: Record<string, unknown>, expectedRevision?: number | null, scope?: string): Promise<SettingsNamespaceView> {
+    return this.write('update', ns, patch, expectedRevision, scope)
+  }
+
+  /**
+   * Replace one namespace's stored user section wholesale: keys left out fall
+   * back to the layers below, so `replace(ns, {})` resets the section. A caller
+   * holding a redacted view should prefer `mutate`, since a section rebuilt from
+   * that view lacks the secrets it never received.
+   * @param ns - the namespace to write.
+   * @param section - the complete next user section, a plain object of JSON data.
+   * @param expectedRevision - as for `update`.
+   * @param scope - as for `update`.
+   * @returns the namespace's redacted view under that scope after the write.
+   * @throws {RemoteError} as for `update`.
+   */
+  replace(ns: string, section: Record<string, unknown>, expectedRevision?: number | null, scope?: string): Promise<SettingsNamespaceView> {
+    return this.write('replace', ns, section, expectedRevision, scope)
+  }
+
+  /**
+   * Apply path-addressed edits, in order, to one namespace's user section as it
+   * is stored when the write runs, not as the caller last saw it. Fields the
+   * caller never received (redacted secrets) are left as they are; where the
+   * stored value is an array, a decimal path segment addresses one element.
+   * @param ns - the namespace to write.
+   * @param ops - the edits: `{ op: 'set', path, value }` and `{ op: 'unset', path }`.
+   * @param expectedRevision - as for `update`.
+   * @param scope - as for `update`.
+   * @returns the namespace's redacted view under that scope after the write.
+   * @throws {RemoteError} as for `update`; a `set` without a `value` is `settings/invalid`.
+   */
+  mutate(ns: string, ops: SettingsPathOpView[], expectedRevision?: number | null, scope?: string): Promise<SettingsNamespaceView> {
+    return this.write('mutate', ns, ops, expectedRevision, scope)
+  }
+
+  /**
+   * Make the provider's settings document ready (a file provider creates an
+   * empty one if needed) and hand it to this host's native opener. The path is
+   * the provider's own; nothing a caller sends can choose it.
+   * @param signal - the caller's lifetime: aborting it stops the preparation's
+   *   follow-up and kills a running opener.
+   * @returns `{ opened: true }` once the opener accepted the document.
+   * @throws {RemoteError} `settings/unavailable` without a provider, when the provider
+   *   keeps no local document, when this host has no opener, or when the opener
+   *   fails (its exit status is in the message); `cancelled` on abort.
+   */
+  async openSettingsDocument(signal: AbortSignal): Promise<SettingsDocumentOpenValue> {
+    const settings = this.provider()
+    const checked = checkSignal(signal)
+    const what = 'opening the settings document'
+    if (checked?.aborted) throw cancelled(what, checked)
+    const { opener } = this.options
+    if (opener === false) throw unavailable(`${what}: this host has no native opener (opener: false)`)
+    let path: string | undefined
+    try {
+      path = await settings.prepareDocument()
+    } catch (error) {
+      if (checked?.aborted) throw cancelled(what, checked)
+      throw internal(error, this.logger, 'settings document preparation')
+    }
+    if (checked?.aborted) throw cancelled(what, checked)
+    if (path === undefined) throw unavailable(`${what}: the settings provider keeps no local document`)
+    if (typeof path !== 'string' || !isAbsolute(path)) {
+      throw internal(new TypeError('prepareDocument() answered something other than an absolute path'), this.logger, 'settings document preparation')
+    }
+    await runOpener(opener, path, checked, what)
+    return { opened: true }
+  }
+
+  /**
+   * Whether this host can open an agent preset directory natively. When it
+   * cannot, `openAgentPresetDirectory` answers the directory as text instead.
+   * @returns `true` when a native opener is configured or detected.
+   * @throws {RemoteError} `settings/unavailable` when no settings provider is mounted.
+   */
+  canOpenAgentPresetDirectory(): boolean {
+    this.provider()
+    return this.options.opener !== false
+  }
+
+  /**
+   * Open one user-authored agent preset's directory natively, or answer where it
+   * is when this host has no opener. The id is resolved against the configured
+   * preset roots in order; a caller never supplies a path, and a preset whose
+   * real path leaves its root (a symlink out) is refused.
+   * @param presetId - the preset id (the `<id>` of its `preset/<id>` scope).
+   * @param signal - the caller's lifetime: aborting it kills a running opener.
+   * @returns `{ opened: true }` once the opener accepted the directory, or
+   *   `{ opened: false, directory }` when there is no native opener.
+   * @throws {RemoteError} `settings/unavailable` without a provider or when the opener
+   *   fails; `settings/invalid` for a malformed id; `settings/rejected` for a preset
+   *   that is missing, read-only or outside its root; `cancelled` on abort.
+   */
+  async openAgentPresetDirectory(presetId: string, signal: AbortSignal): Promise<AgentPresetDirectoryOpenValue> {
+    this.provider()
+    const id = checkPresetId(presetId)
+    const checked = checkSignal(signal)
+    const what = `opening agent preset ${JSON.stringify(id)}`
+    if (checked?.aborted) throw cancelled(what, checked)
+    let found: Awaited<ReturnType<typeof findPreset>>
+    try {
+      found = await findPreset(this.options.presets, id)
+    } catch (error) {
+      if (error instanceof RemoteError) throw error
+      throw internal(error, this.logger, 'agent preset lookup')
+    }
+    if (!found.writable) {
+      throw rejected(`agent preset ${JSON.stringify(id)} is read-only (its root ships with the deployment); it is not opened`, { presetId: id, reason: 'read-only' })
+    }
+    if (checked?.aborted) throw cancelled(what, checked)
+    const { opener } = this.options
+    if (opener === false) return { opened: false, directory: found.directory }
+    await runOpener(opener, found.directory, checked, what)
+    return { opened: true }
+  }
+
+  /** Check, write through the settings service, and answer the namespace's fresh view. */
+  private async write(mode: WriteMode, ns: unknown, payload: unknown, expectedRevision: unknown, scope: unknown): Promise<SettingsNamespaceView> {
+    const settings = this.provider()
+    const key = checkNamespace(ns)
+    const checkedScope = checkScope(scope)
+    const facts: SectionFacts = checkedScope === undefined ? { ns: key } : { ns: key, scope: checkedScope }
+    const label = `settings ${mode} of ${JSON.stringify(key)}${checkedScope === undefined ? '' : ` in scope ${checkedScope}`}`
+    const revision = checkRevision(expectedRevision, label, facts)
+    // The seam brands literals at compile time; a checked run-time string goes in as a plain string.
+    const name: string = key
+    try {
+      if (mode === 'mutate') await settings.mutate(name, checkOps(payload, label, facts), revision, checkedScope)
+      else await settings[mode](name, checkSection(payload, mode === 'update' ? 'patch' : 'section', label, facts), revision, checkedScope)
+    } catch (error) {
+      throw toRemoteError(error, facts, this.logger, label)
+    }
+    let view: SettingsNamespaceView | undefined
+    try {
+      view = this.views(settings, checkedScope).find((candidate) => candidate.ns === key)
+    } catch (error) {
+      throw toRemoteError(error, facts, this.logger, label)
+    }
+    // The seam drops a kind with its last instance; a write can land just before that happens.
+    if (!view) throw unavailable(`${label} was stored, but the namespace was unregistered before its view could be read`, { ns: key })
+    return view
+  }
+
+  /** Every kind's redacted view under a scope. Redaction is not optional on this surface. */
+  private views(settings: SettingsProvider, scope: SettingsScopeId | undefined): SettingsNamespaceView[] {
+    return settings.describe({ redactSecrets: true, ...(scope === undefined ? {} : { scope }) }).map(toView)
+  }
+}

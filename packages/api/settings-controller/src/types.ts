@@ -1,0 +1,46 @@
+import type { SettingsNamespaceView, SettingsScopeId } from 'dsh-settings'
+
+/**
+ * What `describe` answers: everything a configuration page needs to render
+ * one scope, with every secret already removed.
+ */
+export interface SettingsDescribeValue {
+  /** Whether the mounted provider can persist writes; a page shows a read-only form when it cannot. */
+  writable: boolean
+  /**
+   * Whether the provider keeps a local document (a file), so `openSettingsDocument`
+   * can hand it to a native editor. The file itself may not exist yet.
+   */
+  document: boolean
+  /** One redacted view per namespace kind under the described scope, in registration order. */
+  namespaces: SettingsNamespaceView[]
+  /** Every named scope some namespace is registered under, in first-seen order. */
+  scopes: SettingsScopeId[]
+}
+
+/** What `openSettingsDocument` answers once the native opener accepted the document. */
+export interface SettingsDocumentOpenValue {
+  /** Always `true`: a refusal is thrown as a `RemoteError`, never answered. */
+  opened: true
+}
+
+/**
+ * What `openAgentPresetDirectory` answers: either the native opener accepted the
+ * directory, or this host has no opener and the page should show the path as text.
+ */
+export type AgentPresetDirectoryOpenValue =
+  | { opened: true }
+  | {
+      opened: false
+      /** The preset's resolved directory on the host, for the page to display. */
+      directory: string
+    }
+
+/**
+ * One path-addressed edit as it travels on the wire: `set` replaces (or creates)
+ * the field at `path`, `unset` removes it. Paths are arrays of keys; where the
+ * stored value is an array, a decimal key addresses an element.
+ */
+export type SettingsPathOpView =
+  | { op: 'set'; path: string[]; value: unknown }
+  | { op: 'unset'; path: string[] }
