@@ -71,6 +71,10 @@ export function renderJson(next: unknown): string {
 
 /** The next text of a document in either format, from its current text and parse. */
 export function renderDocument(format: DocumentFormat, text: string, parsed: ParsedDocument, next: unknown): Rendered {
-  if (format === 'json' || !parsed.yaml) return { text: renderJson(next), preserved: true }
+  if (format === 'json' || !parsed.yaml) {
+    const json = renderJson(next)
+    // A CRLF document stays CRLF.
+    return { text: text.includes('\r\n') ? json.replace(/\n/g, '\r\n') : json, preserved: true }
+  }
   return renderYaml(text, parsed.yaml, parsed.data, next)
 }

@@ -61,6 +61,8 @@ export class YamlEditor {
   private readonly expanding = new Map<string, YAMLMap>()
   /** Indentation step for new nested blocks: the document's own, else 2. */
   private readonly step: number
+  /** The document's line ending: new lines follow it, so a CRLF file stays CRLF. */
+  private readonly eol: string
 
   constructor(
     private readonly text: string,
@@ -68,6 +70,7 @@ export class YamlEditor {
     private readonly next: unknown,
   ) {
     this.step = this.detectStep()
+    this.eol = text.includes('\r\n') ? '\r\n' : '\n'
   }
 
   /**
@@ -442,6 +445,6 @@ export class YamlEditor {
   }
 
   private splice(start: number, end: number, text: string): void {
-    this.splices.push({ start, end, text })
+    this.splices.push({ start, end, text: this.eol === '\n' ? text : text.replace(/\r?\n/g, this.eol) })
   }
 }

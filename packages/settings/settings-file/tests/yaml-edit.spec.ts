@@ -853,3 +853,17 @@ describe('documents at the edges', () => {
     )
   })
 })
+
+describe('line endings', () => {
+  it('writes new lines with the CRLF endings of a CRLF document', () => {
+    const text = 'a:\r\n  x: 1  # c\r\n  y: 2\r\nb: [1, 2]\r\n'
+    const parsed = parseSettings(text, 'yaml', 'crlf.yaml')
+    const next = JSON.parse(JSON.stringify(parsed.data)) as { a: Record<string, unknown>; c?: string }
+    next.a.x = 5
+    next.a.z = { k: 1 }
+    next.c = 'new'
+    const result = renderYaml(text, parsed.yaml!, parsed.data, next)
+    expect(result.text).toBe('a:\r\n  x: 5  # c\r\n  y: 2\r\n  z:\r\n    k: 1\r\nb: [1, 2]\r\nc: new\r\n')
+    expect(result.preserved).toBe(true)
+  })
+})
