@@ -1,0 +1,25 @@
+/**
+ * The settings page's form model: a redacted namespace view (schema envelope
+ * and layers) becomes a tree of fields, candidate values are checked against
+ * what the envelope states, and edits become `mutate` path ops. Pure data in
+ * and out, so any frontend can render it.
+ */
+
+/** Read a schema envelope as data; see {@link readEnvelope}. */
+export { readEnvelope, resolveNode, holdsSecret, describeText } from './envelope.ts'
+/** The envelope shapes the model reads. */
+export type { Envelope, EnvelopeNode, NodeMeta } from './envelope.ts'
+/** Build a form from one view and walk it; see {@link buildForm}. */
+export { buildForm, fieldAt, flatten } from './fields.ts'
+/** The form's field tree. */
+export type { Field, FieldKind, FieldOption, FormModel } from './fields.ts'
+/** Check a candidate value before it is sent; see {@link validateField}. */
+export { checkNode, validateField } from './validate.ts'
+/** One validation problem, without the value. */
+export type { FieldIssue } from './validate.ts'
+/** Turn an edit into what to send; see {@link planEdit}. */
+export { planEdit } from './ops.ts'
+/** Edits and their plans. */
+export type { Edit, EditPlan } from './ops.ts'
+/** Read JSON data by path, as the model does. */
+export { getAt, hasAt } from './paths.ts'
