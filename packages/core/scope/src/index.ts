@@ -60,13 +60,13 @@ export function createScope(ctx: Context, options: ScopeOptions = {}): Scope {
   if (name !== undefined) assertScopeId(name)
   const fiber = ctx.plugin(ScopeFiber)
   let disposal: Promise<void> | undefined
-  const scope: Scope = {
+  // The scope's context carries the scope itself, so the two are made together.
+  const scope = {
     name,
     parent: scopeOf(ctx),
-    ctx: undefined as unknown as Context,
     dispose: () => (disposal ??= Promise.resolve(fiber.dispose()).then(() => {})),
-  }
-  ;(scope as { ctx: Context }).ctx = fiber.ctx.extend({ [kScope]: scope })
+  } as { -readonly [K in keyof Scope]: Scope[K] }
+  scope.ctx = fiber.ctx.extend({ [kScope]: scope })
   return Object.freeze(scope)
 }
 
