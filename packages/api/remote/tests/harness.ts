@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import { RemoteServer } from '../src/server.ts'
 import type { RemoteHandlers } from '../src/types.ts'
 
+export { deferred } from 'dsh-testing'
+
 /** One captured log line, formatted as an exporter would print it. */
 export interface LogLine {
   type: string
@@ -151,9 +153,3 @@ export async function until(check: () => boolean, timeoutMs = 5000, what = 'the 
   }
 }
 
-/** A promise with its resolve function exposed. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
-  let resolve!: (value: T) => void
-  const promise = new Promise<T>((r) => (resolve = r))
-  return { promise, resolve }
-}

@@ -9,6 +9,9 @@ import type { SettingsProvider, SettingsRegisterOptions, SettingsSchema } from '
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import type { RemoteHandlers } from 'dsh-remote'
 import SettingsController, { RemoteError, type SettingsControllerConfig } from '../src/index.ts'
+import { logText } from 'dsh-testing'
+
+export { deferred, eventually } from 'dsh-testing'
 
 /** One captured log line. */
 export interface LogLine {
@@ -16,21 +19,11 @@ export interface LogLine {
   text: string
 }
 
-function text(arg: unknown): string {
-  if (arg instanceof Error) return `${arg.name}: ${arg.message}`
-  if (typeof arg === 'string') return arg
-  try {
-    return JSON.stringify(arg)
-  } catch {
-    return String(arg)
-  }
-}
-
 /** A root context with captured logs. */
 export function rootContext(): { root: Context; logs: LogLine[] } {
   const root = new Context()
   const logs: LogLine[] = []
-  root.logger.exporter({ export: (message) => logs.push({ type: message.type, text: message.args.map(text).join(' ') }) })
+  root.logger.exporter({ export: (message) => logs.push({ type: message.type, text: message.args.map(logText).join(' ') }) })
   return { root, logs }
 }
 
@@ -180,20 +173,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Wait until `check` passes, polling; fails after `timeoutMs`. */
-export async function eventually(check: () => void | Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      await check()
-      return
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-}
-
 /**
  * A stand-in for dsh-remote's server with the same two-method contract:
  * exposure is an effect on the caller's fiber, broadcasts are recorded.
@@ -225,13 +204,3 @@ export class FakeRemoteServer extends Service {
   }
 }
 
-/** A promise with its resolve and reject functions exposed. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void; reject(error: unknown): void } {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}

@@ -7,34 +7,10 @@ import { namedScopeOf } from 'dsh-scope'
 import { importPlugin, resolveSpecifier } from '../src/import-plugin.ts'
 import { DeploymentLoader } from '../src/loader.ts'
 import { planDeployment } from '../src/plan.ts'
-
-interface Deferred {
-  promise: Promise<void>
-  resolve(): void
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void
-  const promise = new Promise<void>((done) => (resolve = done))
-  return { promise, resolve }
-}
+import { deferred, eventually } from 'dsh-testing'
 
 /** Let every pending microtask and the plugin applications they start run out. */
 const flush = () => new Promise<void>((done) => setImmediate(done))
-
-/** Retry `check` until it passes or the deadline passes. */
-async function eventually(check: () => void, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      check()
-      return
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((done) => setTimeout(done, 10))
-    }
-  }
-}
 
 /** What one application of a fake plugin saw. */
 interface Instance {

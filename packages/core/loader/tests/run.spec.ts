@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runDeployment, type Deployment } from '../src/run.ts'
+import { eventually } from 'dsh-testing'
 
 /** A plugin module that logs its config when applied and again when disposed. */
 const PROBE = `
@@ -47,20 +48,6 @@ async function start(file: string, options: { watch?: boolean; debounceMs?: numb
   const deployment = await runDeployment(file, { watch: false, ...options, write: (line) => lines.push(line) })
   running.push(deployment)
   return { deployment, lines }
-}
-
-/** Retry `check` until it passes or the deadline passes. */
-async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      check()
-      return
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((done) => setTimeout(done, 20))
-    }
-  }
 }
 
 /** The probe's lines: `apply {...}` / `dispose {...}`. */

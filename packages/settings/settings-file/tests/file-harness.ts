@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import type { SettingsProvider } from 'dsh-settings'
 import FileSettingsProvider from 'dsh-settings-file'
 
+export { eventually } from 'dsh-testing'
+
 /** A temp directory removed by `cleanup`. */
 export async function tempDir(): Promise<{ dir: string; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'dsh-settings-file-'))
@@ -36,16 +38,3 @@ export async function bootFile(config: FileSettingsProvider.Config): Promise<Fil
   return { root, fiber, settings, logs, dispose: () => fiber.dispose() }
 }
 
-/** Wait until `check` passes, polling; fails after `timeoutMs`. */
-export async function eventually(check: () => void | Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      await check()
-      return
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-}

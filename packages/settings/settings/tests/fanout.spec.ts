@@ -3,25 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { emitContained, Inflight, Watcher } from '../src/fanout.ts'
 import type { SettingsNamespace, SettingsUpdateSource } from '../src/types.ts'
 import '../src/types.ts'
-
-interface Deferred<T = void> {
-  promise: Promise<T>
-  resolve: (value: T) => void
-  reject: (error: unknown) => void
-}
-
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
-/** Let queued microtasks and promise chains run. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+import { deferred, settle, type Deferred } from 'dsh-testing'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {

@@ -3,6 +3,9 @@ import { createScope } from 'dsh-scope'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import type { SettingsDocument, SettingsProvider } from 'dsh-settings'
 import { ControlledProvider } from './controlled-provider.ts'
+import { logText, settle } from 'dsh-testing'
+
+export { deferred, settle } from 'dsh-testing'
 
 /** One captured log line. */
 export interface LogLine {
@@ -24,16 +27,6 @@ export interface Harness<P extends SettingsProvider = MemorySettingsProvider> {
   dispose(): Promise<void>
 }
 
-function text(arg: unknown): string {
-  if (arg instanceof Error) return `${arg.name}: ${arg.message}`
-  if (typeof arg === 'string') return arg
-  try {
-    return JSON.stringify(arg)
-  } catch {
-    return String(arg)
-  }
-}
-
 /** Boot a root context with `MemorySettingsProvider` and wait until the service is ready. */
 export function boot(config: MemorySettingsProvider.Config = {}): Promise<Harness<MemorySettingsProvider>> {
   return bootWith(MemorySettingsProvider, config)
@@ -47,7 +40,7 @@ export function bootControlled(config: ConstructorParameters<typeof ControlledPr
 async function bootWith<P extends SettingsProvider>(plugin: new (ctx: Context, config: any) => P, config: unknown): Promise<Harness<P>> {
   const root = new Context()
   const logs: LogLine[] = []
-  root.logger.exporter({ export: (message) => logs.push({ type: message.type, text: message.args.map(text).join(' ') }) })
+  root.logger.exporter({ export: (message) => logs.push({ type: message.type, text: message.args.map(logText).join(' ') }) })
   const providerFiber = root.plugin(plugin as any, config)
   await providerFiber
   let provider!: P
@@ -88,18 +81,6 @@ async function bootWith<P extends SettingsProvider>(plugin: new (ctx: Context, c
       await providerFiber.dispose()
     },
   }
-}
-
-/** Let queued microtasks and timers of zero delay run. */
-export function settle(ms = 0): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
-}
-
-/** A promise with its resolve function exposed. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
-  let resolve!: (value: T) => void
-  const promise = new Promise<T>((r) => (resolve = r))
-  return { promise, resolve }
 }
 
 /** A fresh document literal, typed for the provider config. */

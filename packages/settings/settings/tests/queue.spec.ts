@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { GroupQueue } from '../src/queue.ts'
-
-interface Deferred {
-  promise: Promise<void>
-  resolve: () => void
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void
-  const promise = new Promise<void>((r) => (resolve = r))
-  return { promise, resolve }
-}
-
-/** Let queued microtasks and promise chains run. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+import { deferred, settle, type Deferred } from 'dsh-testing'
 
 /**
  * A queue whose groups wait for the test to release them. Each group is

@@ -1,0 +1,51 @@
+/** A promise whose settle functions are handed to the test, to control ordering without sleeps. */
+export interface Deferred<T = void> {
+  promise: Promise<T>
+  resolve(value: T): void
+  reject(error: unknown): void
+}
+
+/** A fresh {@link Deferred}. */
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void
+  let reject!: (error: unknown) => void
+  const promise = new Promise<T>((done, fail) => {
+    resolve = done
+    reject = fail
+  })
+  return { promise, resolve, reject }
+}
+
+/** Let queued microtasks and timers of `ms` (default zero) run. */
+export function settle(ms = 0): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms))
+}
+
+/**
+ * Retry `check` until it passes, polling every 20 ms; after `timeoutMs` its
+ * last failure is thrown. For waiting on something outside the test's control
+ * (a file watcher, a child process), never as a timing assertion.
+ */
+export async function eventually(check: () => void | Promise<void>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      await check()
+      return
+    } catch (error) {
+      if (Date.now() > deadline) throw error
+      await settle(20)
+    }
+  }
+}
+
+/** One argument of a captured log message as text: errors by name and message, objects as JSON. */
+export function logText(arg: unknown): string {
+  if (arg instanceof Error) return `${arg.name}: ${arg.message}`
+  if (typeof arg === 'string') return arg
+  try {
+    return JSON.stringify(arg)
+  } catch {
+    return String(arg)
+  }
+}
