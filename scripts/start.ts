@@ -5,8 +5,17 @@
  */
 import { resolve } from 'node:path'
 import { runDeployment } from 'dsh-loader'
+import { ensurePageBuilt, PAGE_DIST } from 'dsh-settings-page/build'
 
 const file = resolve(process.argv[2] ?? 'cordis.yml')
+// The default deployment serves the settings page from PAGE_DIST; build it first when it is missing or stale.
+await ensurePageBuilt().then(
+  (built) => built && console.log(`built the settings page into ${PAGE_DIST}`),
+  (error: unknown) => {
+    console.error(`cannot build the settings page: ${(error as Error).message}`)
+    process.exit(1)
+  },
+)
 const deployment = await runDeployment(file).catch((error: unknown) => {
   console.error(`cannot start ${file}: ${(error as Error).message}`)
   process.exit(1)

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 
-const WORKSPACE = '/work/main'
+/** The checkout this test runs in (the tests folder is three levels below it). */
+const WORKSPACE = resolve(fileURLToPath(import.meta.url), '../../../../..')
 /** Package names in a deployment resolve from its folder, so the temp cordis.yml lives under the workspace. */
 const WORKSPACE_CACHE = join(WORKSPACE, 'node_modules/.cache/dsh-loader-tests')
 

@@ -23,3 +23,8 @@ export { planEdit } from './ops.ts'
 export type { Edit, EditPlan } from './ops.ts'
 /** Read JSON data by path, as the model does. */
 export { getAt, hasAt } from './paths.ts'
+/** What differs between two reads of a namespace; see {@link changedFields}. */
+export { changedFields } from './changes.ts'
+export type { FieldChange } from './changes.ts'
+/** The starting value of a new entry or item; see {@link blankValue}. */
+export { blankValue } from './blank.ts'

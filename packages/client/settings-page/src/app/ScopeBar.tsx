@@ -1,0 +1,56 @@
+import { useState } from 'preact/hooks'
+import type { SettingsSession } from './session.ts'
+
+const GLOBAL = ''
+
+/** Picks the scope the forms show, and opens a named scope by id (also one nothing is registered under yet). */
+export function ScopeBar({ session, scope, scopes }: { session: SettingsSession; scope: string | undefined; scopes: string[] }) {
+  const [draft, setDraft] = useState('')
+  const [problem, setProblem] = useState<string | undefined>()
+
+  const open = async (event: Event) => {
+    event.preventDefault()
+    const refused = await session.openScope(draft)
+    setProblem(refused)
+    if (!refused) setDraft('')
+  }
+
+  return (
+    <div class="scope-bar">
+      <label class="scope-pick">
+        <span>Scope</span>
+        <select value={scope ?? GLOBAL} onChange={(event) => void session.showScope((event.currentTarget.value || undefined) as string | undefined)}>
+          <option value={GLOBAL}>Global</option>
+          {scopes.map((id) => (
+            <option key={id} value={id}>
+              {id}
+            </option>
+          ))}
+        </select>
+      </label>
+      <form class="scope-open" onSubmit={(event) => void open(event)}>
+        <label for="scope-open-id">Open scope</label>
+        <input
+          id="scope-open-id"
+          type="text"
+          placeholder="kind/id"
+          autocomplete="off"
+          spellcheck={false}
+          value={draft}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? 'scope-open-problem' : undefined}
+          onInput={(event) => {
+            setDraft(event.currentTarget.value)
+            setProblem(undefined)
+          }}
+        />
+        <button type="submit">Open</button>
+        {problem && (
+          <p id="scope-open-problem" class="field-error" role="alert">
+            {problem}
+          </p>
+        )}
+      </form>
+    </div>
+  )
+}

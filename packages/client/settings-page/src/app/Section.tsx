@@ -1,0 +1,94 @@
+import { fieldAt, flatten } from '../model/index.ts'
+import type { SectionApi } from './fields/api.ts'
+import { FieldView } from './fields/FieldView.tsx'
+import { fieldId, showPath } from './format.ts'
+import type { SectionState, SettingsSession } from './session.ts'
+
+function isEmptySection(user: unknown): boolean {
+  return user === undefined || (typeof user === 'object' && user !== null && Object.keys(user).length === 0)
+}
+
+/** One namespace: its heading, badges, notices (conflict, newer read, refusal) and form. */
+export function Section({ session, section, writable }: { session: SettingsSession; section: SectionState; writable: boolean }) {
+  const { form, conflict, newer, error, busy } = section
+  const scoped = form.scope !== undefined
+  const headingId = fieldId(form.ns, [])
+  const errorField = error?.path ? fieldAt(form, error.path) : undefined
+  const api: SectionApi = {
+    ns: form.ns,
+    form,
+    scoped,
+    disabled: !writable || busy || conflict !== undefined,
+    apply: (edit) => session.apply(form.ns, edit),
+    setEditing: (control, editing) => session.setEditing(form.ns, control, editing),
+    ...(errorField && error ? { fieldError: { path: errorField.path, message: error.message } } : {}),
+  }
+  const root = form.root
+  const children = root.kind === 'object' ? (root.children ?? []) : [root]
+  const visible = children.filter((child) => !child.hidden)
+
+  return (
+    <section class="section" aria-labelledby={headingId} aria-busy={busy}>
+      <header class="section-head">
+        <h2 id={headingId} tabIndex={-1}>
+          {form.ns}
+        </h2>
+        {form.applies === 'restart' && (
+          <span class="badge badge-restart" title="Changes take effect after the host restarts">
+            Applies after restart
+          </span>
+        )}
+        {!form.registered && <span class="badge">Not registered in this scope</span>}
+        {!isEmptySection(form.view.user) && (
+          <button type="button" class="quiet" disabled={api.disabled} onClick={() => void session.apply(form.ns, { type: 'reset-section' })}>
+            {scoped ? 'Reset section to inherited' : 'Reset section to defaults'}
+          </button>
+        )}
+      </header>
+      {root.description && <p class="description">{root.description}</p>}
+
+      {conflict && (
+        <div class="notice notice-warn" role="alert">
+          <p>
+            <strong>Not saved:</strong> this section changed since you opened it.
+            {conflict.changes.length > 0 && (
+              <>
+                {' '}
+                Changed: {conflict.changes.map((change) => (change.kind === 'secret' ? `${showPath(change.path)} (secret)` : showPath(change.path))).join(', ')}.
+              </>
+            )}
+          </p>
+          <div class="actions">
+            <button type="button" onClick={() => void session.reload(form.ns)}>
+              Reload
+            </button>
+            <button type="button" onClick={() => void session.reapply(form.ns)}>
+              Re-apply my edit
+            </button>
+          </div>
+        </div>
+      )}
+      {newer && !conflict && (
+        <div class="notice" role="status">
+          <p>This section changed elsewhere while you were editing it.</p>
+          <button type="button" onClick={() => void session.reload(form.ns)}>
+            Load the new values
+          </button>
+        </div>
+      )}
+      {error && !errorField && (
+        <p class="notice notice-error" role="alert">
+          {error.path ? `${showPath(error.path)}: ` : ''}
+          {error.message}
+        </p>
+      )}
+
+      <div class="fields">
+        {visible.map((child) => (
+          <FieldView key={child.path.join('\0')} field={child} api={api} />
+        ))}
+        {visible.length === 0 && flatten(root).length <= 1 && root.kind !== 'object' && <p>This namespace has no editable fields.</p>}
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,95 @@
+import type { ComponentChildren } from 'preact'
+import type { Field } from '../../model/index.ts'
+import { showValue } from '../format.ts'
+import type { SectionApi } from './api.ts'
+
+/** What a shell needs besides the field. */
+export interface ShellProps {
+  field: Field
+  api: SectionApi
+  /** The id of the field's control (or group). */
+  id: string
+  /** The label shown; the field's key unless the parent names it (list items). */
+  label: string
+  /** A problem found before sending or a refusal, shown under the control. */
+  problem?: string | undefined
+  /** Render as a `fieldset` with a `legend` (groups, radios) instead of a `label`. */
+  group?: boolean
+  /** Inside a list: the list's own controls replace the field's reset. */
+  inList?: boolean
+  children: ComponentChildren
+}
+
+/** The ids of the texts describing a control, for `aria-describedby`. */
+export function describedBy(id: string, field: Field, problem: string | undefined): string | undefined {
+  const ids = [field.description ? `${id}-desc` : '', problem ? `${id}-problem` : ''].filter(Boolean)
+  return ids.length ? ids.join(' ') : undefined
+}
+
+/** Whether a field is a leaf whose inherited value is worth a hint. */
+function showsInherited(field: Field): boolean {
+  return field.inherited !== undefined && !field.children && field.kind !== 'secret'
+}
+
+/**
+ * The frame around every field: its label, description, layer marks
+ * ("set here", what it inherits), a reset button, and the problem text.
+ */
+export function FieldShell({ field, api, id, label, problem, group, inList, children }: ShellProps) {
+  const serverProblem = api.fieldError && api.fieldError.path.join('\0') === field.path.join('\0') ? api.fieldError.message : undefined
+  const shown = problem ?? serverProblem
+  const marks = (
+    <>
+      {field.overridden && !inList && (
+        <span class="mark" title={api.scoped ? 'Set in this scope' : 'Set in the settings file'}>
+          {api.scoped ? 'set in this scope' : 'modified'}
+        </span>
+      )}
+      {field.required && <span class="mark mark-required">required</span>}
+    </>
+  )
+  const body = (
+    <>
+      {field.description && (
+        <p id={`${id}-desc`} class="field-desc">
+          {field.description}
+        </p>
+      )}
+      {children}
+      {api.scoped && showsInherited(field) && (
+        <p class="field-hint">
+          {field.overridden ? 'Overrides the inherited value ' : 'Inherited: '}
+          <code>{showValue(field.inherited)}</code>
+        </p>
+      )}
+      {shown && (
+        <p id={`${id}-problem`} class="field-error" role="alert">
+          {shown}
+        </p>
+      )}
+      {field.overridden && !inList && field.path.length > 0 && (
+        <button type="button" class="quiet reset" disabled={api.disabled} onClick={() => void api.apply({ type: 'unset', path: field.path })}>
+          {api.scoped ? `Reset ${label} to inherited` : `Reset ${label} to default`}
+        </button>
+      )}
+    </>
+  )
+  if (group) {
+    return (
+      <fieldset class={`field field-${field.kind}`} aria-describedby={field.description ? `${id}-desc` : undefined}>
+        <legend>
+          {label} {marks}
+        </legend>
+        {body}
+      </fieldset>
+    )
+  }
+  return (
+    <div class={`field field-${field.kind}`}>
+      <div class="field-label">
+        <label for={id}>{label}</label> {marks}
+      </div>
+      {body}
+    </div>
+  )
+}

@@ -1,0 +1,17 @@
+import type { Edit, FormModel } from '../../model/index.ts'
+
+/** What every field control of one section may do. */
+export interface SectionApi {
+  ns: string
+  form: FormModel
+  /** A named scope is shown, so inherited values and scope resets apply. */
+  scoped: boolean
+  /** No writes right now (read-only provider, a write on its way, an open conflict). */
+  disabled: boolean
+  /** Send an edit; resolves with the reason when it was refused before sending. */
+  apply(edit: Edit): Promise<string | undefined>
+  /** Report whether a control holds an unsent draft. */
+  setEditing(control: string, editing: boolean): void
+  /** A server refusal that names a field of this form. */
+  fieldError?: { path: string[]; message: string }
+}

@@ -1,0 +1,26 @@
+/** Small display helpers shared by the components. */
+
+/** A value as one short line of text, for hints such as "inherits …". */
+export function showValue(value: unknown, limit = 80): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'nothing')
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text
+}
+
+/** A DOM id for a field, unique per namespace and path, made of characters every selector accepts. */
+export function fieldId(ns: string, path: readonly string[]): string {
+  const safe = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, (ch) => `_${ch.codePointAt(0)!.toString(16)}_`)
+  return `f-${safe(ns)}${path.map((key) => `--${safe(key)}`).join('')}`
+}
+
+/** A path as people read it: `results.0.url` becomes `results › 1 › url`. */
+export function showPath(path: readonly string[]): string {
+  return path.length === 0 ? 'the whole section' : path.map((key) => (/^\d+$/.test(key) ? String(Number(key) + 1) : key)).join(' › ')
+}
+
+/** Where a secret comes from, in words. */
+export function layerName(layer: 'base' | 'global' | 'scope' | undefined, scoped: boolean): string {
+  if (layer === 'scope') return 'set in this scope'
+  if (layer === 'global') return scoped ? 'inherited from the global settings' : 'set in the settings file'
+  if (layer === 'base') return 'supplied by the plugin'
+  return 'from the schema default'
+}

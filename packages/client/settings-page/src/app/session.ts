@@ -1,0 +1,305 @@
+/**
+ * The page's state and every call it makes, with no DOM: which scope is
+ * shown, the form of each namespace, writes with the revision the page read,
+ * conflicts, and live refreshes from the event stream. Components render
+ * {@link SessionState} and call the methods; nothing else talks to the server.
+ */
+import type { Remote } from 'dsh-remote/client'
+import { RemoteError } from 'dsh-remote/client'
+import { SCOPE_ID_PATTERN } from 'dsh-scope'
+import type { SettingsDescribeValue, SettingsNamespaceView, SettingsRemote } from 'dsh-settings-controller'
+import { buildForm, changedFields, planEdit, type Edit, type FieldChange, type FormModel } from '../model/index.ts'
+
+/** The remote client the page uses. */
+export type PageRemote = Remote<{ settings: SettingsRemote }>
+
+/** A write that met a newer section: what changed, and the edit to offer again. */
+export interface SectionConflict {
+  edit: Edit
+  changes: FieldChange[]
+  latest: SettingsNamespaceView
+}
+
+/** A refusal to show next to a field (`path`) or at the top of its section. */
+export interface SectionError {
+  message: string
+  code?: string
+  path?: string[]
+}
+
+/** One namespace as the page holds it. */
+export interface SectionState {
+  form: FormModel
+  /** A newer read that arrived while somebody was editing this section; shown as a notice. */
+  newer?: SettingsNamespaceView
+  conflict?: SectionConflict
+  error?: SectionError
+  /** A write of this section is on its way. */
+  busy: boolean
+}
+
+/** Everything the page renders. Replaced, never changed in place, so a render can compare by identity. */
+export interface SessionState {
+  status: 'loading' | 'ready' | 'failed'
+  /** Why the last full load failed. */
+  failure?: string
+  connection: 'connecting' | 'live' | 'reconnecting' | 'closed'
+  /** The scope shown; `undefined` for the global scope. */
+  scope?: string
+  /** Scopes to offer: those `describe` reported, plus any the person opened. */
+  scopes: string[]
+  writable: boolean
+  document: boolean
+  sections: SectionState[]
+  /** A short announcement for the status line (opened the file, saved, …). */
+  notice?: string
+}
+
+/** How long to gather bursts of events before one `describe`. */
+const REFRESH_DELAY_MS = 40
+
+/** Whether `id` is a well-formed named scope id (`<kind>/<id>`). */
+export function isScopeId(id: string): boolean {
+  return SCOPE_ID_PATTERN.test(id)
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function errorOf(error: unknown): SectionError {
+  if (!(error instanceof RemoteError)) return { message: messageOf(error) }
+  const details = error.details as { path?: unknown } | undefined
+  const path = Array.isArray(details?.path) && details.path.every((key) => typeof key === 'string') ? (details.path as string[]) : undefined
+  return { message: error.message, code: error.code, ...(path ? { path } : {}) }
+}
+
+function sameRead(a: SettingsNamespaceView, b: SettingsNamespaceView): boolean {
+  return a.revision === b.revision && changedFields(a, b).length === 0 && a.registered === b.registered
+}
+
+/** The page session: construct, `start()`, render `state`, call the actions. */
+export class SettingsSession {
+  state: SessionState = { status: 'loading', connection: 'connecting', scopes: [], writable: false, document: false, sections: [] }
+  private readonly listeners = new Set<() => void>()
+  private readonly editing = new Map<string, Set<string>>()
+  private readonly opened = new Set<string>()
+  private readonly stop = new AbortController()
+  /** Counts loads, so an answer for a scope the page has left is dropped. */
+  private generation = 0
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(private readonly remote: PageRemote) {}
+
+  /** Hear every state change; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  private set(next: Partial<SessionState>): void {
+    this.state = { ...this.state, ...next }
+    for (const listener of this.listeners) listener()
+  }
+
+  private patchSection(ns: string, patch: (section: SectionState) => SectionState): void {
+    this.set({ sections: this.state.sections.map((section) => (section.form.ns === ns ? patch(section) : section)) })
+  }
+
+  private section(ns: string): SectionState | undefined {
+    return this.state.sections.find((section) => section.form.ns === ns)
+  }
+
+  /** Load the global scope and follow the event stream until {@link close}. */
+  start(): void {
+    void this.load()
+    void this.remote
+      .events(
+        (event) => {
+          if (event.event === 'settings/document-updated' || event.event === 'settings/updated') this.scheduleRefresh()
+        },
+        {
+          signal: this.stop.signal,
+          connected: () => this.set({ connection: 'live' }),
+          // Events may have been missed while the stream was down: read everything again.
+          reconnected: () => void this.refresh(),
+          error: () => this.set({ connection: 'reconnecting' }),
+        },
+      )
+      .catch((error: unknown) => this.set({ connection: 'closed', failure: messageOf(error) }))
+  }
+
+  /** Stop the event stream and any pending refresh. */
+  close(): void {
+    clearTimeout(this.refreshTimer)
+    this.stop.abort()
+  }
+
+  private async describe(): Promise<{ value: SettingsDescribeValue; generation: number } | undefined> {
+    const generation = this.generation
+    const value = await this.remote.settings.describe(this.state.scope as string)
+    return generation === this.generation ? { value, generation } : undefined
+  }
+
+  private scopesFrom(value: SettingsDescribeValue): string[] {
+    const scopes: string[] = [...value.scopes]
+    for (const id of this.opened) if (!scopes.includes(id)) scopes.push(id)
+    if (this.state.scope !== undefined && !scopes.includes(this.state.scope)) scopes.push(this.state.scope)
+    return scopes
+  }
+
+  /** Read the shown scope afresh, replacing every form. */
+  async load(): Promise<void> {
+    this.generation++
+    this.set({ status: 'loading' })
+    try {
+      const read = await this.describe()
+      if (!read) return
+      const { value } = read
+      this.set({
+        status: 'ready',
+        failure: undefined,
+        scopes: this.scopesFrom(value),
+        writable: value.writable,
+        document: value.document,
+        sections: value.namespaces.map((view) => ({ form: buildForm(view), busy: false })),
+      })
+    } catch (error) {
+      this.set({ status: 'failed', failure: messageOf(error) })
+    }
+  }
+
+  private scheduleRefresh(): void {
+    clearTimeout(this.refreshTimer)
+    this.refreshTimer = setTimeout(() => void this.refresh(), REFRESH_DELAY_MS)
+  }
+
+  /**
+   * Read the shown scope again after an outside change: a section nobody is
+   * editing takes the new read, one that somebody is editing keeps its form
+   * and is flagged with the newer read.
+   */
+  async refresh(): Promise<void> {
+    if (this.state.status !== 'ready') return this.load()
+    let read
+    try {
+      read = await this.describe()
+    } catch (error) {
+      this.set({ notice: `Could not refresh: ${messageOf(error)}` })
+      return
+    }
+    if (!read) return
+    const { value } = read
+    const sections = value.namespaces.map((view): SectionState => {
+      const held = this.section(view.ns)
+      if (!held) return { form: buildForm(view), busy: false }
+      if (sameRead(held.form.view, view)) return held
+      if (this.isEditing(view.ns) || held.busy || held.conflict) return { ...held, newer: view }
+      return { form: buildForm(view), busy: false }
+    })
+    this.set({ scopes: this.scopesFrom(value), writable: value.writable, document: value.document, sections })
+  }
+
+  /** Show another scope (`undefined`: the global scope). */
+  async showScope(scope: string | undefined): Promise<void> {
+    if (scope === this.state.scope) return
+    this.editing.clear()
+    this.set({ scope, sections: [], notice: undefined })
+    await this.load()
+  }
+
+  /**
+   * Open a named scope by id, even one nothing is registered under yet.
+   * @returns why the id was refused, or `undefined` once the scope is shown.
+   */
+  async openScope(id: string): Promise<string | undefined> {
+    const trimmed = id.trim()
+    if (!isScopeId(trimmed)) return 'A scope id is <kind>/<id>: lowercase letters, digits and hyphens, for example preset/coder.'
+    this.opened.add(trimmed)
+    await this.showScope(trimmed)
+    return undefined
+  }
+
+  /** Mark one control of a section as holding an unsent draft (or not any more). */
+  setEditing(ns: string, control: string, editing: boolean): void {
+    let controls = this.editing.get(ns)
+    if (editing) {
+      if (!controls) this.editing.set(ns, (controls = new Set()))
+      controls.add(control)
+    } else controls?.delete(control)
+  }
+
+  /** Whether some control of the section holds an unsent draft. */
+  isEditing(ns: string): boolean {
+    return (this.editing.get(ns)?.size ?? 0) > 0
+  }
+
+  /**
+   * Send one edit with the revision its form was read at.
+   * @returns a reason when the edit was refused before sending (show it at the field), else `undefined`.
+   */
+  async apply(ns: string, edit: Edit): Promise<string | undefined> {
+    const section = this.section(ns)
+    if (!section) return 'this section is no longer shown'
+    const { form } = section
+    const plan = planEdit(form, edit)
+    if (plan.kind === 'refused') return plan.reason
+    this.patchSection(ns, (s) => ({ ...s, busy: true, error: undefined }))
+    try {
+      const settings = this.remote.settings
+      const view =
+        plan.kind === 'replace'
+          ? await settings.replace(ns, plan.section, form.revision, form.scope as string)
+          : await settings.mutate(ns, plan.ops, form.revision, form.scope as string)
+      this.patchSection(ns, () => ({ form: buildForm(view), busy: false }))
+      this.set({ notice: `Saved ${ns}.` })
+    } catch (error) {
+      if (error instanceof RemoteError && error.code === 'settings/conflict') await this.enterConflict(ns, edit)
+      else this.patchSection(ns, (s) => ({ ...s, busy: false, error: errorOf(error) }))
+    }
+    return undefined
+  }
+
+  private async enterConflict(ns: string, edit: Edit): Promise<void> {
+    try {
+      const read = await this.describe()
+      const latest = read?.value.namespaces.find((view) => view.ns === ns)
+      if (!latest) {
+        this.patchSection(ns, (s) => ({ ...s, busy: false, error: { message: 'The section changed and is no longer described.', code: 'settings/conflict' } }))
+        return
+      }
+      this.patchSection(ns, (s) => ({ ...s, busy: false, newer: undefined, conflict: { edit, latest, changes: changedFields(s.form.view, latest) } }))
+    } catch (error) {
+      this.patchSection(ns, (s) => ({ ...s, busy: false, error: errorOf(error) }))
+    }
+  }
+
+  /** Drop the section's form (and any conflict or edit) for the newest read. */
+  async reload(ns: string): Promise<void> {
+    const section = this.section(ns)
+    const latest = section?.conflict?.latest ?? section?.newer
+    this.editing.delete(ns)
+    if (latest) this.patchSection(ns, () => ({ form: buildForm(latest), busy: false }))
+    else await this.refresh()
+  }
+
+  /** After a conflict: take the newest read and send the same edit again, planned against it. */
+  async reapply(ns: string): Promise<string | undefined> {
+    const conflict = this.section(ns)?.conflict
+    if (!conflict) return undefined
+    this.patchSection(ns, () => ({ form: buildForm(conflict.latest), busy: false }))
+    const refused = await this.apply(ns, conflict.edit)
+    if (refused) this.patchSection(ns, (s) => ({ ...s, error: { message: `Your edit no longer applies: ${refused}` } }))
+    return refused
+  }
+
+  /** Hand the settings document to the host's editor. */
+  async openDocument(): Promise<void> {
+    try {
+      await this.remote.settings.openSettingsDocument()
+      this.set({ notice: 'Opened the settings file in its editor.' })
+    } catch (error) {
+      this.set({ notice: `Could not open the settings file: ${messageOf(error)}` })
+    }
+  }
+}
