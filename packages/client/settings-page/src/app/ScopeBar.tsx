@@ -17,9 +17,9 @@ export function ScopeBar({ session, scope, scopes }: { session: SettingsSession;
 
   return (
     <div class="scope-bar">
-      <label class="scope-pick">
-        <span>Scope</span>
-        <select value={scope ?? GLOBAL} onChange={(event) => void session.showScope((event.currentTarget.value || undefined) as string | undefined)}>
+      <div class="scope-pick">
+        <label for="scope-pick">Scope</label>
+        <select id="scope-pick" value={scope ?? GLOBAL} onChange={(event) => void session.showScope((event.currentTarget.value || undefined) as string | undefined)}>
           <option value={GLOBAL}>Global</option>
           {scopes.map((id) => (
             <option key={id} value={id}>
@@ -27,7 +27,7 @@ export function ScopeBar({ session, scope, scopes }: { session: SettingsSession;
             </option>
           ))}
         </select>
-      </label>
+      </div>
       <form class="scope-open" onSubmit={(event) => void open(event)}>
         <label for="scope-open-id">Open scope</label>
         <input

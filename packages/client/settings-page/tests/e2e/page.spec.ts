@@ -1,0 +1,276 @@
+/**
+ * The settings page end to end: a real deployment (file provider on a temp
+ * document, controller, remote server on port 0 serving the built page) driven
+ * by headless chromium. Screenshots of the main states go to
+ * `test-results/settings-page/`.
+ */
+import type { Context } from 'cordis'
+import { eventually } from 'dsh-testing'
+import type { Locator, Page } from 'playwright-core'
+import Schema from 'schemastery'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { describeBrowser, launchBrowser, pageSecretsScan, recordTraffic, readStorage, runAxe, saveScreenshot, type LaunchedBrowser } from './harness/browser.ts'
+import { buildAssets, startDeployment, type BuiltAssets, type Deployment } from './harness/deployment.ts'
+
+const SEARCH = Schema.object({
+  engine: Schema.union(['bing', 'google', 'duckduckgo']).default('bing').description('Search engine.'),
+  limit: Schema.natural().max(50).default(10).description('Results per query.'),
+  filters: Schema.object({
+    safe: Schema.boolean().default(true),
+    region: Schema.string().default('us').description('Region code.'),
+  }),
+  apiKey: Schema.string().role('secret').description('API key of the engine.'),
+  mirrors: Schema.array(Schema.object({ url: Schema.string().role('link'), token: Schema.string().role('secret') })).default([]),
+}).description('Web search.')
+
+const ASSISTANT = Schema.object({
+  model: Schema.string().default('small').description('Model id.'),
+  providers: Schema.dict(Schema.object({ endpoint: Schema.string() })).default({}),
+})
+
+const ORIGINAL_SECRET = 'sk-original-4f1c9e'
+const MIRROR_SECRET = 'mirror-token-77ab'
+
+/** The document every test starts from: comments, odd spacing and a scoped section, to check byte stability. */
+const DOCUMENT = `# my settings
+search:
+  engine: bing   # the default engine
+  limit: 10
+  filters:
+    safe: true
+    region: us  # keep
+  apiKey: ${ORIGINAL_SECRET}
+  mirrors:
+    - url: https://a.example
+      token: ${MIRROR_SECRET}
+scopes:
+  preset/coder:
+    search:
+      limit: 25 # coder wants more
+`
+
+const registerSearch = (ctx: Context) => void ctx.settings.register('search', SEARCH)
+const registerAssistant = (ctx: Context) => void ctx.settings.register('assistant', ASSISTANT, { applies: 'restart' })
+
+describeBrowser('the settings page in chromium', (executablePath) => {
+  let assets: BuiltAssets
+  let browser: LaunchedBrowser
+  let deployment: Deployment | undefined
+  let page: Page | undefined
+
+  beforeAll(async () => {
+    assets = await buildAssets()
+    browser = await launchBrowser(executablePath)
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await assets?.remove()
+  })
+
+  afterEach(async () => {
+    await page?.close()
+    page = undefined
+    await deployment?.dispose()
+    deployment = undefined
+  })
+
+  /** Boot the deployment and open the page on it, waiting until the forms and the event stream are up. */
+  async function open(document = DOCUMENT): Promise<{ deployment: Deployment; page: Page }> {
+    deployment = await startDeployment({ assets: assets.dir, document, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
+    page = await browser.context.newPage()
+    await page.goto(deployment.pageUrl)
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor()
+    await section(page, 'search').waitFor()
+    return { deployment, page }
+  }
+
+  const section = (page: Page, ns: string): Locator => page.getByRole('region', { name: ns, exact: true })
+  // A group's name is its legend: the key, then the marks the field carries.
+  const group = (scope: Locator, name: string): Locator => scope.getByRole('group', { name: new RegExp(`^${name}(\\s+(modified|required|set in this scope))*$`) })
+
+  async function showScope(page: Page, scope: string): Promise<void> {
+    await page.getByLabel('Scope', { exact: true }).selectOption(scope)
+    await section(page, 'search').getByText('Inherited:', { exact: false }).first().waitFor()
+  }
+
+  it('clears the token from the address bar, keeps it for the tab, and shows every namespace', async () => {
+    const { page, deployment } = await open()
+    expect(page.url()).not.toContain('token')
+    expect((await readStorage(page)).sessionStorage['dsh-settings-token']).toBe(deployment.token)
+    expect(await section(page, 'assistant').getByText('Applies after restart').isVisible()).toBe(true)
+    expect(await section(page, 'search').getByText('Web search.').isVisible()).toBe(true)
+    await saveScreenshot(page, 'global-light')
+  })
+
+  it('edits a nested field and the YAML changes only there', async () => {
+    const { page, deployment } = await open()
+    const region = group(section(page, 'search'), 'filters').getByLabel('region', { exact: true })
+    await region.fill('eu')
+    await region.press('Enter')
+    await eventually(async () => expect(await deployment.readFile()).toBe(DOCUMENT.replace('region: us  # keep', 'region: eu  # keep')))
+    await page.getByText('Saved search.').waitFor()
+    expect(await region.inputValue()).toBe('eu')
+  })
+
+  it('checks what the schema states before sending, and shows the refusal at the field', async () => {
+    const { page, deployment } = await open()
+    const limit = section(page, 'search').getByLabel('limit', { exact: true })
+    await limit.fill('99')
+    await limit.press('Enter')
+    const problem = section(page, 'search').getByRole('alert')
+    await problem.waitFor()
+    expect(await problem.textContent()).toContain('at most 50')
+    expect(await limit.getAttribute('aria-invalid')).toBe('true')
+    expect(await deployment.readFile()).toBe(DOCUMENT)
+  })
+
+  it('replaces a secret without the value ever reaching the page', async () => {
+    const { page, deployment } = await open()
+    const traffic = recordTraffic(page)
+    const key = group(section(page, 'search'), 'apiKey')
+    expect(await key.getByText('Set, set in the settings file').isVisible()).toBe(true)
+    await key.getByRole('button', { name: 'Replace apiKey' }).click()
+    const fresh = 'sk-NEW-secret-0d93b2'
+    await key.getByLabel('New value for apiKey').fill(fresh)
+    await key.getByRole('button', { name: 'Save apiKey' }).click()
+    await eventually(async () => expect(await deployment.readFile()).toBe(DOCUMENT.replace(ORIGINAL_SECRET, fresh)))
+    await page.getByText('Saved search.').waitFor()
+    // Edit another field too, so responses after the secret write are in the record.
+    const mirrorUrl = section(page, 'search').getByLabel('url', { exact: true })
+    await mirrorUrl.fill('https://b.example')
+    await mirrorUrl.press('Enter')
+    await eventually(async () => expect(await deployment.readFile()).toContain(`url: https://b.example\n      token: ${MIRROR_SECRET}`))
+    for (const secret of [fresh, ORIGINAL_SECRET, MIRROR_SECRET]) expect(await pageSecretsScan(page, secret, traffic)).toEqual([])
+    expect(traffic.urls.some((url) => url.includes('/remote/settings/mutate'))).toBe(true)
+    for (const line of deployment.logs()) expect(line).not.toContain(fresh)
+    await saveScreenshot(page, 'secret-replaced')
+  })
+
+  it('adds and removes list items that hold secrets, keeping the unseen secrets in place', async () => {
+    const { page, deployment } = await open()
+    const mirrors = group(section(page, 'search'), 'mirrors')
+    expect(await mirrors.getByRole('button', { name: /Move/ }).count()).toBe(0)
+    await mirrors.getByRole('button', { name: 'Add mirrors item' }).click()
+    await eventually(async () => expect(await mirrors.getByRole('listitem').count()).toBe(2))
+    await mirrors.getByLabel('url', { exact: true }).nth(1).fill('https://c.example')
+    await mirrors.getByLabel('url', { exact: true }).nth(1).press('Enter')
+    await eventually(async () => expect(await deployment.readFile()).toContain('url: https://c.example'))
+    const text = await deployment.readFile()
+    expect(text).toContain(`token: ${MIRROR_SECRET}`)
+    await mirrors.getByRole('button', { name: 'Remove mirrors item 2' }).click()
+    await eventually(async () => expect(await deployment.readFile()).toBe(DOCUMENT))
+  })
+
+  it('shows what a named scope inherits, and resets one field to it', async () => {
+    const { page, deployment } = await open()
+    await showScope(page, 'preset/coder')
+    const limit = section(page, 'search').getByLabel('limit', { exact: true })
+    expect(await limit.inputValue()).toBe('25')
+    expect(await section(page, 'search').getByText('set in this scope').count()).toBeGreaterThan(0)
+    expect(await section(page, 'search').getByText('Overrides the inherited value').first().isVisible()).toBe(true)
+    expect(await group(section(page, 'search'), 'apiKey').getByText('inherited from the global settings').isVisible()).toBe(true)
+    await saveScreenshot(page, 'scope-preset-coder')
+    const violations = await runAxe(page)
+    expect(violations).toEqual([])
+    await section(page, 'search').getByRole('button', { name: 'Reset limit to inherited' }).click()
+    await eventually(async () => expect(await limit.inputValue()).toBe('10'))
+    await eventually(async () => expect(await deployment.readFile()).not.toContain('coder wants more'))
+    const view = (await deployment.remote.settings.describe('preset/coder')).namespaces.find((ns) => ns.ns === 'search')
+    expect(view?.user).toEqual({})
+    expect((view?.value as { limit: number }).limit).toBe(10)
+  })
+
+  it('opens a named scope nobody registered under, after refusing a malformed id', async () => {
+    const { page } = await open()
+    const box = page.getByLabel('Open scope')
+    await box.fill('Not A Scope')
+    await page.getByRole('button', { name: 'Open', exact: true }).click()
+    expect(await page.getByText('A scope id is <kind>/<id>').isVisible()).toBe(true)
+    await box.fill('preset/writer')
+    await page.getByRole('button', { name: 'Open', exact: true }).click()
+    await eventually(async () => expect(await page.getByLabel('Scope', { exact: true }).inputValue()).toBe('preset/writer'))
+    await eventually(async () => expect(await section(page, 'assistant').getByText('Not registered in this scope').isVisible()).toBe(true))
+  })
+
+  it('sees an external edit arrive live', async () => {
+    const { page, deployment } = await open()
+    await deployment.writeFile(DOCUMENT.replace('engine: bing', 'engine: google'))
+    const google = section(page, 'search').getByRole('radio', { name: 'google' })
+    await eventually(async () => expect(await google.isChecked()).toBe(true))
+  })
+
+  it('flags an edit that met a change underneath, shows what changed, and re-applies it', async () => {
+    const { page, deployment } = await open()
+    const region = group(section(page, 'search'), 'filters').getByLabel('region', { exact: true })
+    await region.fill('jp')
+    // The person is still typing when somebody edits the file.
+    await deployment.writeFile(DOCUMENT.replace('limit: 10', 'limit: 12'))
+    await section(page, 'search').getByText('This section changed elsewhere').waitFor()
+    await region.press('Enter')
+    const conflict = section(page, 'search').getByRole('alert').filter({ hasText: 'Not saved' })
+    await conflict.waitFor()
+    expect(await conflict.textContent()).toContain('Changed: limit')
+    const violations = await runAxe(page)
+    expect(violations).toEqual([])
+    await saveScreenshot(page, 'conflict')
+    await conflict.getByRole('button', { name: 'Re-apply my edit' }).click()
+    await eventually(async () => expect(await deployment.readFile()).toBe(DOCUMENT.replace('limit: 10', 'limit: 12').replace('region: us  # keep', 'region: jp  # keep')))
+    await eventually(async () => expect(await section(page, 'search').getByLabel('limit', { exact: true }).inputValue()).toBe('12'))
+  })
+
+  it('lets a conflict be resolved by reloading, dropping the edit', async () => {
+    const { page, deployment } = await open()
+    const limit = section(page, 'search').getByLabel('limit', { exact: true })
+    await limit.fill('30')
+    await deployment.writeFile(DOCUMENT.replace('limit: 10', 'limit: 11'))
+    await section(page, 'search').getByText('This section changed elsewhere').waitFor()
+    await limit.press('Enter')
+    const conflict = section(page, 'search').getByRole('alert').filter({ hasText: 'Not saved' })
+    await conflict.getByRole('button', { name: 'Reload' }).click()
+    await eventually(async () => expect(await limit.inputValue()).toBe('11'))
+    expect(await deployment.readFile()).toBe(DOCUMENT.replace('limit: 10', 'limit: 11'))
+  })
+
+  it('works by keyboard alone, in document order', async () => {
+    const { page, deployment } = await open()
+    // No control jumps the queue with a positive tabindex.
+    expect(await page.locator('[tabindex]:not([tabindex="-1"]):not([tabindex="0"])').count()).toBe(0)
+    const region = group(section(page, 'search'), 'filters').getByLabel('region', { exact: true })
+    const order: string[] = []
+    for (let step = 0; step < 40 && !(await region.evaluate((element) => element === document.activeElement)); step++) {
+      await page.keyboard.press('Tab')
+      order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim() || document.activeElement?.tagName || ''))
+    }
+    expect(await region.evaluate((element) => element === document.activeElement)).toBe(true)
+    // The scope switcher comes before the forms, and the engine choice before the nested region field.
+    expect(order[0]).toBe('Open settings file')
+    expect(order.indexOf('scope-open-id')).toBeLessThan(order.indexOf('f-search--limit'))
+    await page.keyboard.press('Control+A')
+    await page.keyboard.type('ca')
+    await page.keyboard.press('Enter')
+    await eventually(async () => expect(await deployment.readFile()).toContain('region: ca  # keep'))
+    // Back to the checkbox before it (past its reset button), which toggles with the space bar.
+    const safe = group(section(page, 'search'), 'filters').getByLabel('safe', { exact: true })
+    for (let step = 0; step < 4 && !(await safe.evaluate((element) => element === document.activeElement)); step++) await page.keyboard.press('Shift+Tab')
+    expect(await safe.evaluate((element) => element === document.activeElement)).toBe(true)
+    await page.keyboard.press('Space')
+    await eventually(async () => expect(await deployment.readFile()).toContain('safe: false'))
+  })
+
+  it('fits a 375 px screen and follows dark mode, with no serious accessibility violations', async () => {
+    const { page } = await open()
+    expect(await runAxe(page)).toEqual([])
+    await page.setViewportSize({ width: 375, height: 812 })
+    await page.emulateMedia({ colorScheme: 'dark' })
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    expect(overflow).toBeLessThanOrEqual(0)
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    const [r, g, b] = (background.match(/\d+/g) ?? []).map(Number)
+    expect((r! + g! + b!) / 3).toBeLessThan(60)
+    expect(await runAxe(page)).toEqual([])
+    await saveScreenshot(page, 'narrow-dark')
+    await page.emulateMedia({ colorScheme: 'light' })
+    await saveScreenshot(page, 'narrow-light')
+  })
+})
