@@ -141,6 +141,25 @@ describe('scripts/start.ts', () => {
     },
   )
 
+  it('runs the default cordis.yml and serves the settings page, building it first when needed', { timeout: 90_000 }, async () => {
+    const home = await tempDir(tmpdir(), 'dsh-start-home-')
+    const started = startScript(join(WORKSPACE, 'cordis.yml'), { DSH_HOME: home, DSH_PORT: '0' })
+    await waitFor(started, 'remote settings page: http://', 80_000)
+    const url = /settings page: (http:\/\/[^/\s]+)\/#token=\S+/.exec(started.stdout())?.[1]
+    expect(url).toBeDefined()
+    const page = await fetch(`${url}/`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    const html = await page.text()
+    expect(html).toContain('<title>Settings</title>')
+    // Every asset the page names is served too.
+    const assets = [...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((match) => match[1]!)
+    expect(assets.length).toBeGreaterThanOrEqual(2)
+    for (const asset of assets) expect((await fetch(`${url}/${asset}`)).status).toBe(200)
+    process.kill(started.child.pid!, 'SIGTERM')
+    expect((await started.exited).code).toBe(0)
+  })
+
   it('exits 1 naming the variable when the file uses an unset one without a fallback', { timeout: 60_000 }, async () => {
     const { file } = await deployment()
     const started = startScript(file, { DSH_START_SPEC_DIR: undefined })

@@ -5,6 +5,7 @@
  * `test-results/settings-page/`.
  */
 import type { Context } from 'cordis'
+import { stat } from 'node:fs/promises'
 import { eventually } from 'dsh-testing'
 import type { Locator, Page } from 'playwright-core'
 import Schema from 'schemastery'
@@ -76,8 +77,8 @@ describeBrowser('the settings page in chromium', (executablePath) => {
   })
 
   /** Boot the deployment and open the page on it, waiting until the forms and the event stream are up. */
-  async function open(document = DOCUMENT): Promise<{ deployment: Deployment; page: Page }> {
-    deployment = await startDeployment({ assets: assets.dir, document, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
+  async function open(document = DOCUMENT, opener: string[] | false = false): Promise<{ deployment: Deployment; page: Page }> {
+    deployment = await startDeployment({ assets: assets.dir, document, opener, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
     page = await browser.context.newPage()
     await page.goto(deployment.pageUrl)
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor()
@@ -230,6 +231,19 @@ describeBrowser('the settings page in chromium', (executablePath) => {
     await conflict.getByRole('button', { name: 'Reload' }).click()
     await eventually(async () => expect(await limit.inputValue()).toBe('11'))
     expect(await deployment.readFile()).toBe(DOCUMENT.replace('limit: 10', 'limit: 11'))
+  })
+
+  it('hands the settings file to the host opener, and says so when there is none', async () => {
+    // The opener gets the document path as its last argument: this one leaves a marker beside it.
+    const { page, deployment } = await open(DOCUMENT, [process.execPath, '-e', "require('fs').writeFileSync(process.argv[1] + '.opened', '')"])
+    await page.getByRole('button', { name: 'Open settings file' }).click()
+    await page.getByText('Opened the settings file in its editor.').waitFor()
+    await eventually(async () => expect(await stat(`${deployment.file}.opened`).then(() => true, () => false)).toBe(true))
+    await page.close()
+    await deployment.dispose()
+    const second = await open()
+    await second.page.getByRole('button', { name: 'Open settings file' }).click()
+    await second.page.getByText('Could not open the settings file').waitFor()
   })
 
   it('works by keyboard alone, in document order', async () => {
