@@ -13,7 +13,9 @@ export function Section({ session, section, writable }: { session: SettingsSessi
   const { form, conflict, newer, error, busy } = section
   const scoped = form.scope !== undefined
   const headingId = fieldId(form.ns, [])
-  const errorField = error?.path ? fieldAt(form, error.path) : undefined
+  // A refusal naming a shown field goes beside it; one naming the whole section (or a hidden field) goes on top.
+  const named = error?.path?.length ? fieldAt(form, error.path) : undefined
+  const errorField = named && !named.hidden ? named : undefined
   const api: SectionApi = {
     ns: form.ns,
     form,

@@ -50,7 +50,11 @@ scopes:
       limit: 25 # coder wants more
 `
 
-const registerSearch = (ctx: Context) => void ctx.settings.register('search', SEARCH)
+/** Only the server knows this rule, so the page must show its refusal. */
+const noRegionXx = (value: { filters: { region: string } }) => {
+  if (value.filters.region === 'xx') throw new Error('region xx is not served')
+}
+const registerSearch = (ctx: Context) => void ctx.settings.register('search', SEARCH, { validate: noRegionXx })
 const registerAssistant = (ctx: Context) => void ctx.settings.register('assistant', ASSISTANT, { applies: 'restart' })
 
 describeBrowser('the settings page in chromium', (executablePath) => {
@@ -123,6 +127,16 @@ describeBrowser('the settings page in chromium', (executablePath) => {
     await problem.waitFor()
     expect(await problem.textContent()).toContain('at most 50')
     expect(await limit.getAttribute('aria-invalid')).toBe('true')
+    expect(await deployment.readFile()).toBe(DOCUMENT)
+  })
+
+  it("shows a refusal only the plugin's validate can make, and leaves the file alone", async () => {
+    const { page, deployment } = await open()
+    const region = group(section(page, 'search'), 'filters').getByLabel('region', { exact: true })
+    await region.fill('xx')
+    await region.press('Enter')
+    const refusal = section(page, 'search').getByRole('alert').filter({ hasText: 'region xx is not served' })
+    await refusal.waitFor()
     expect(await deployment.readFile()).toBe(DOCUMENT)
   })
 
