@@ -13,9 +13,11 @@ import { buildForm, changedFields, planEdit, type Edit, type FieldChange, type F
 /** The remote client the page uses. */
 export type PageRemote = Remote<{ settings: SettingsRemote }>
 
-/** A write that met a newer section: what changed, and the edit to offer again. */
+/**
+ * A write that met a newer section: what changed, and the newest read. The
+ * edit itself stays out of the rendered state (it may carry a secret's new value).
+ */
 export interface SectionConflict {
-  edit: Edit
   changes: FieldChange[]
   latest: SettingsNamespaceView
 }
@@ -41,7 +43,7 @@ export interface SectionState {
 /** Everything the page renders. Replaced, never changed in place, so a render can compare by identity. */
 export interface SessionState {
   status: 'loading' | 'ready' | 'failed'
-  /** Why the last full load failed. */
+  /** Why the last full load failed, or why the event stream stopped for good. */
   failure?: string
   connection: 'connecting' | 'live' | 'reconnecting' | 'closed'
   /** The scope shown; `undefined` for the global scope. */
@@ -84,6 +86,8 @@ export class SettingsSession {
   private readonly listeners = new Set<() => void>()
   private readonly editing = new Map<string, Set<string>>()
   private readonly opened = new Set<string>()
+  /** The edit each open conflict would re-apply, kept here so a secret's value never enters the state. */
+  private readonly conflicted = new Map<string, Edit>()
   private readonly stop = new AbortController()
   /** Counts loads, so an answer for a scope the page has left is dropped. */
   private generation = 0
@@ -133,12 +137,22 @@ export class SettingsSession {
   close(): void {
     clearTimeout(this.refreshTimer)
     this.stop.abort()
+    this.set({ connection: 'closed' })
   }
 
-  private async describe(): Promise<{ value: SettingsDescribeValue; generation: number } | undefined> {
+  /**
+   * Describe the shown scope. Answers `undefined`, and swallows a failure,
+   * when the page moved on (another scope, a newer load) while it was asked.
+   */
+  private async describe(): Promise<SettingsDescribeValue | undefined> {
     const generation = this.generation
-    const value = await this.remote.settings.describe(this.state.scope as string)
-    return generation === this.generation ? { value, generation } : undefined
+    try {
+      const value = await this.remote.settings.describe(this.state.scope as string)
+      return generation === this.generation ? value : undefined
+    } catch (error) {
+      if (generation === this.generation) throw error
+      return undefined
+    }
   }
 
   private scopesFrom(value: SettingsDescribeValue): string[] {
@@ -153,9 +167,9 @@ export class SettingsSession {
     this.generation++
     this.set({ status: 'loading' })
     try {
-      const read = await this.describe()
-      if (!read) return
-      const { value } = read
+      const value = await this.describe()
+      if (!value) return
+      this.conflicted.clear()
       this.set({
         status: 'ready',
         failure: undefined,
@@ -181,20 +195,21 @@ export class SettingsSession {
    */
   async refresh(): Promise<void> {
     if (this.state.status !== 'ready') return this.load()
-    let read
+    let value
     try {
-      read = await this.describe()
+      value = await this.describe()
     } catch (error) {
       this.set({ notice: `Could not refresh: ${messageOf(error)}` })
       return
     }
-    if (!read) return
-    const { value } = read
+    if (!value) return
     const sections = value.namespaces.map((view): SectionState => {
       const held = this.section(view.ns)
       if (!held) return { form: buildForm(view), busy: false }
+      // An open conflict always offers the newest read, and lists what changed against the form.
+      if (held.conflict) return sameRead(held.conflict.latest, view) ? held : { ...held, conflict: { latest: view, changes: changedFields(held.form.view, view) } }
       if (sameRead(held.form.view, view)) return held
-      if (this.isEditing(view.ns) || held.busy || held.conflict) return { ...held, newer: view }
+      if (this.isEditing(view.ns) || held.busy) return { ...held, newer: view }
       return { form: buildForm(view), busy: false }
     })
     this.set({ scopes: this.scopesFrom(value), writable: value.writable, document: value.document, sections })
@@ -244,6 +259,10 @@ export class SettingsSession {
     const { form } = section
     const plan = planEdit(form, edit)
     if (plan.kind === 'refused') return plan.reason
+    // The answer belongs to the scope and load it was sent from; a page that moved on only hears that it was saved.
+    const generation = this.generation
+    const current = () => generation === this.generation
+    const where = form.scope === undefined ? ns : `${ns} in ${form.scope}`
     this.patchSection(ns, (s) => ({ ...s, busy: true, error: undefined }))
     try {
       const settings = this.remote.settings
@@ -251,10 +270,11 @@ export class SettingsSession {
         plan.kind === 'replace'
           ? await settings.replace(ns, plan.section, form.revision, form.scope as string)
           : await settings.mutate(ns, plan.ops, form.revision, form.scope as string)
-      this.patchSection(ns, () => ({ form: buildForm(view), busy: false }))
-      this.set({ notice: `Saved ${ns}.` })
+      if (current()) this.patchSection(ns, () => ({ form: buildForm(view), busy: false }))
+      this.set({ notice: `Saved ${where}.` })
     } catch (error) {
-      if (error instanceof RemoteError && error.code === 'settings/conflict') await this.enterConflict(ns, edit)
+      if (!current()) this.set({ notice: `Could not save ${where}: ${messageOf(error)}` })
+      else if (error instanceof RemoteError && error.code === 'settings/conflict') await this.enterConflict(ns, edit)
       else this.patchSection(ns, (s) => ({ ...s, busy: false, error: errorOf(error) }))
     }
     return undefined
@@ -262,13 +282,16 @@ export class SettingsSession {
 
   private async enterConflict(ns: string, edit: Edit): Promise<void> {
     try {
-      const read = await this.describe()
-      const latest = read?.value.namespaces.find((view) => view.ns === ns)
+      const value = await this.describe()
+      // The page moved on to another scope or load while asking: nothing here to flag.
+      if (!value) return
+      const latest = value.namespaces.find((view) => view.ns === ns)
       if (!latest) {
         this.patchSection(ns, (s) => ({ ...s, busy: false, error: { message: 'The section changed and is no longer described.', code: 'settings/conflict' } }))
         return
       }
-      this.patchSection(ns, (s) => ({ ...s, busy: false, newer: undefined, conflict: { edit, latest, changes: changedFields(s.form.view, latest) } }))
+      this.conflicted.set(ns, edit)
+      this.patchSection(ns, (s) => ({ ...s, busy: false, newer: undefined, conflict: { latest, changes: changedFields(s.form.view, latest) } }))
     } catch (error) {
       this.patchSection(ns, (s) => ({ ...s, busy: false, error: errorOf(error) }))
     }
@@ -279,6 +302,7 @@ export class SettingsSession {
     const section = this.section(ns)
     const latest = section?.conflict?.latest ?? section?.newer
     this.editing.delete(ns)
+    this.conflicted.delete(ns)
     if (latest) this.patchSection(ns, () => ({ form: buildForm(latest), busy: false }))
     else await this.refresh()
   }
@@ -286,9 +310,11 @@ export class SettingsSession {
   /** After a conflict: take the newest read and send the same edit again, planned against it. */
   async reapply(ns: string): Promise<string | undefined> {
     const conflict = this.section(ns)?.conflict
-    if (!conflict) return undefined
+    const edit = this.conflicted.get(ns)
+    if (!conflict || !edit) return undefined
+    this.conflicted.delete(ns)
     this.patchSection(ns, () => ({ form: buildForm(conflict.latest), busy: false }))
-    const refused = await this.apply(ns, conflict.edit)
+    const refused = await this.apply(ns, edit)
     if (refused) this.patchSection(ns, (s) => ({ ...s, error: { message: `Your edit no longer applies: ${refused}` } }))
     return refused
   }
