@@ -29,6 +29,25 @@ const ASSISTANT = Schema.object({
   providers: Schema.dict(Schema.object({ endpoint: Schema.string() })).default({}),
 })
 
+/** One field of every kind the page renders, for the walk through all controls. */
+const KINDS = Schema.object({
+  notes: Schema.string().role('textarea').description('Free text.'),
+  homepage: Schema.string().role('link'),
+  ratio: Schema.percent().default(0.5),
+  level: Schema.number().role('slider').min(0).max(10).step(1).default(3),
+  mode: Schema.const('fixed'),
+  color: Schema.union(['red', 'green', 'blue', 'black']).default('red'),
+  point: Schema.tuple([Schema.number(), Schema.number()]).default([1, 2]),
+  tags: Schema.array(Schema.string()).default([]),
+  headers: Schema.dict(Schema.string()).default({}),
+})
+
+const KINDS_DOCUMENT = `kinds:
+  tags: [a, b]
+  headers:
+    x-one: "1"
+`
+
 const ORIGINAL_SECRET = 'sk-original-4f1c9e'
 const MIRROR_SECRET = 'mirror-token-77ab'
 
@@ -245,6 +264,55 @@ describeBrowser('the settings page in chromium', (executablePath) => {
     await conflict.getByRole('button', { name: 'Reload' }).click()
     await eventually(async () => expect(await limit.inputValue()).toBe('11'))
     expect(await deployment.readFile()).toBe(DOCUMENT.replace('limit: 10', 'limit: 11'))
+  })
+
+  it('renders and edits every kind of field', async () => {
+    deployment = await startDeployment({ assets: assets.dir, document: KINDS_DOCUMENT, opener: false, plugins: [(ctx) => void ctx.settings.register('kinds', KINDS)] })
+    page = await browser.context.newPage()
+    await page.goto(deployment.pageUrl)
+    const kinds = section(page, 'kinds')
+    await kinds.waitFor()
+    const stored = async () => (await deployment!.remote.settings.describe()).namespaces.find((view) => view.ns === 'kinds')?.user as Record<string, unknown>
+
+    expect(await kinds.getByLabel('notes', { exact: true }).evaluate((element) => element.tagName)).toBe('TEXTAREA')
+    expect(await kinds.getByLabel('homepage', { exact: true }).getAttribute('type')).toBe('url')
+    expect(await kinds.getByLabel('ratio', { exact: true }).getAttribute('type')).toBe('range')
+    expect(await kinds.getByLabel('mode', { exact: true }).textContent()).toBe('fixed')
+    expect(await kinds.getByLabel('color', { exact: true }).evaluate((element) => element.tagName)).toBe('SELECT')
+    expect(await runAxe(page)).toEqual([])
+    await saveScreenshot(page, 'every-kind')
+
+    await kinds.getByLabel('notes', { exact: true }).fill('line one\nline two')
+    await kinds.getByLabel('notes', { exact: true }).blur()
+    await eventually(async () => expect((await stored()).notes).toBe('line one\nline two'))
+
+    // A slider moves by keyboard and sends on release.
+    await kinds.getByLabel('level', { exact: true }).focus()
+    await page.keyboard.press('ArrowRight')
+    await eventually(async () => expect((await stored()).level).toBe(4))
+
+    await kinds.getByLabel('color', { exact: true }).selectOption({ label: 'blue' })
+    await eventually(async () => expect((await stored()).color).toBe('blue'))
+
+    // A tuple the section does not store is written whole, the other position kept.
+    await kinds.getByLabel('point 2', { exact: true }).fill('5')
+    await kinds.getByLabel('point 2', { exact: true }).press('Enter')
+    await eventually(async () => expect((await stored()).point).toEqual([1, 5]))
+
+    await kinds.getByRole('button', { name: 'Move tags item 2 up' }).click()
+    await eventually(async () => expect((await stored()).tags).toEqual(['b', 'a']))
+
+    const headers = group(kinds, 'headers')
+    await headers.getByRole('button', { name: 'Rename x-one' }).click()
+    await headers.getByLabel('New name for x-one').fill('x-two')
+    await headers.getByRole('button', { name: 'Rename', exact: true }).click()
+    await eventually(async () => expect((await stored()).headers).toEqual({ 'x-two': '1' }))
+    await headers.getByLabel('New headers key').fill('x-three')
+    await headers.getByRole('button', { name: 'Add', exact: true }).click()
+    await eventually(async () => expect((await stored()).headers).toEqual({ 'x-two': '1', 'x-three': '' }))
+    await headers.getByRole('button', { name: 'Remove x-two' }).click()
+    await eventually(async () => expect((await stored()).headers).toEqual({ 'x-three': '' }))
+    expect(await deployment.readFile()).toContain('x-three: ""')
   })
 
   it('hands the settings file to the host opener, and says so when there is none', async () => {
