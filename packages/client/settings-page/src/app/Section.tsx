@@ -20,7 +20,8 @@ export function Section({ session, section, writable }: { session: SettingsSessi
     ns: form.ns,
     form,
     scoped,
-    disabled: !writable || busy || conflict !== undefined,
+    // A write on its way does not disable the form (that would drop the focus); the session queues the next one.
+    disabled: !writable || conflict !== undefined,
     apply: (edit) => session.apply(form.ns, edit),
     setEditing: (control, editing) => session.setEditing(form.ns, control, editing),
     ...(errorField && error ? { fieldError: { path: errorField.path, message: error.message } } : {}),

@@ -88,6 +88,8 @@ export class SettingsSession {
   private readonly opened = new Set<string>()
   /** The edit each open conflict would re-apply, kept here so a secret's value never enters the state. */
   private readonly conflicted = new Map<string, Edit>()
+  /** The last write of each section still on its way, for {@link apply}'s one-at-a-time order. */
+  private readonly writes = new Map<string, Promise<void>>()
   private readonly stop = new AbortController()
   /** Counts loads, so an answer for a scope the page has left is dropped. */
   private generation = 0
@@ -250,12 +252,29 @@ export class SettingsSession {
   }
 
   /**
-   * Send one edit with the revision its form was read at.
+   * Send one edit with the revision its form was read at. Writes of one
+   * section go one at a time: an edit made while another is on its way is
+   * planned against that write's answer, so the two do not conflict.
    * @returns a reason when the edit was refused before sending (show it at the field), else `undefined`.
    */
-  async apply(ns: string, edit: Edit): Promise<string | undefined> {
+  apply(ns: string, edit: Edit): Promise<string | undefined> {
+    const previous = this.writes.get(ns)
+    const run = previous ? previous.then(() => this.send(ns, edit)) : this.send(ns, edit)
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.writes.set(ns, tail)
+    void tail.then(() => {
+      if (this.writes.get(ns) === tail) this.writes.delete(ns)
+    })
+    return run
+  }
+
+  private async send(ns: string, edit: Edit): Promise<string | undefined> {
     const section = this.section(ns)
     if (!section) return 'this section is no longer shown'
+    if (section.conflict) return 'resolve the conflict shown above first'
     const { form } = section
     const plan = planEdit(form, edit)
     if (plan.kind === 'refused') return plan.reason

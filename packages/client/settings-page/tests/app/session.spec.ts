@@ -302,6 +302,29 @@ describe('apply', () => {
     expect(valueOf(session, 'demo').limit).toBe(3)
   })
 
+  it('sends an edit made while another is on its way after it, against its answer, so the two do not conflict', async () => {
+    const { provider, remote, session } = await started()
+    const read = section(session, 'demo').form.revision
+    const gate = remote.hold('mutate')
+    const first = session.apply('demo', { type: 'set', path: ['limit'], value: 3 })
+    const second = session.apply('demo', { type: 'set', path: ['note'], value: 'after' })
+    expect(remote.count('mutate')).toBe(1)
+    gate.resolve()
+    expect(await first).toBeUndefined()
+    expect(await second).toBeUndefined()
+    expect(remote.calls.filter((call) => call.method === 'mutate').map((call) => call.args[2])).toEqual([read, read + 1])
+    expect(section(session, 'demo').conflict).toBeUndefined()
+    expect(provider.document()).toEqual({ demo: { limit: 3, note: 'after' } })
+  })
+
+  it('refuses an edit while the section has a conflict to resolve', async () => {
+    const { provider, session } = await started()
+    await provider.update('demo', { engine: 'google' })
+    await session.apply('demo', { type: 'set', path: ['note'], value: 'mine' })
+    expect(section(session, 'demo').conflict).toBeDefined()
+    expect(await session.apply('demo', { type: 'set', path: ['limit'], value: 2 })).toBe('resolve the conflict shown above first')
+  })
+
   it('sends a section reset through replace with an empty section', async () => {
     const { provider, remote, session } = await started({ document: { demo: { note: 'old', limit: 4 } } })
     const revision = section(session, 'demo').form.revision

@@ -6,7 +6,7 @@ export interface SectionApi {
   form: FormModel
   /** A named scope is shown, so inherited values and scope resets apply. */
   scoped: boolean
-  /** No writes right now (read-only provider, a write on its way, an open conflict). */
+  /** No writes right now (a read-only provider, an open conflict). */
   disabled: boolean
   /** Send an edit; resolves with the reason when it was refused before sending. */
   apply(edit: Edit): Promise<string | undefined>
