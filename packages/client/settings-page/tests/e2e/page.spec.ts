@@ -92,6 +92,26 @@ describeBrowser('the settings page in chromium', (executablePath) => {
     await assets?.remove()
   })
 
+  /** Script errors and console errors of the test's page (a CSP refusal shows up here). */
+  let problems: string[] = []
+
+  /** A new page that records its problems. */
+  async function newPage(): Promise<Page> {
+    const opened = await browser.context.newPage()
+    opened.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+    opened.on('console', (message) => {
+      // Refused calls (409, 422, …) are logged by chromium as failed loads; the page handles them.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`)
+    })
+    return opened
+  }
+
+  afterEach(async () => {
+    const seen = problems
+    problems = []
+    expect(seen).toEqual([])
+  })
+
   afterEach(async () => {
     await page?.close()
     page = undefined
@@ -102,7 +122,7 @@ describeBrowser('the settings page in chromium', (executablePath) => {
   /** Boot the deployment and open the page on it, waiting until the forms and the event stream are up. */
   async function open(document = DOCUMENT, opener: string[] | false = false): Promise<{ deployment: Deployment; page: Page }> {
     deployment = await startDeployment({ assets: assets.dir, document, opener, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
-    page = await browser.context.newPage()
+    page = await newPage()
     await page.goto(deployment.pageUrl)
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor()
     await section(page, 'search').waitFor()
@@ -268,7 +288,7 @@ describeBrowser('the settings page in chromium', (executablePath) => {
 
   it('renders and edits every kind of field', async () => {
     deployment = await startDeployment({ assets: assets.dir, document: KINDS_DOCUMENT, opener: false, plugins: [(ctx) => void ctx.settings.register('kinds', KINDS)] })
-    page = await browser.context.newPage()
+    page = await newPage()
     await page.goto(deployment.pageUrl)
     const kinds = section(page, 'kinds')
     await kinds.waitFor()
