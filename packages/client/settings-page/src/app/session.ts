@@ -289,7 +289,11 @@ export class SettingsSession {
         plan.kind === 'replace'
           ? await settings.replace(ns, plan.section, form.revision, form.scope as string)
           : await settings.mutate(ns, plan.ops, form.revision, form.scope as string)
-      if (current()) this.patchSection(ns, () => ({ form: buildForm(view), busy: false }))
+      if (current()) {
+        // A read that arrived while the write was on its way may be newer than the write's answer: read again.
+        if (this.section(ns)?.newer) this.scheduleRefresh()
+        this.patchSection(ns, () => ({ form: buildForm(view), busy: false }))
+      }
       this.set({ notice: `Saved ${where}.` })
     } catch (error) {
       if (!current()) this.set({ notice: `Could not save ${where}: ${messageOf(error)}` })

@@ -317,6 +317,22 @@ describe('apply', () => {
     expect(provider.document()).toEqual({ demo: { limit: 3, note: 'after' } })
   })
 
+  it('reads again after a write when a change underneath arrived while it was on its way', async () => {
+    const { provider, remote, session } = await started()
+    remote.options.connected?.()
+    const gate = remote.hold('mutate')
+    const pending = session.apply('demo', { type: 'set', path: ['limit'], value: 3 })
+    // The write has landed; before the page hears back, somebody else changes the section.
+    await provider.update('demo', { note: 'theirs' })
+    remote.emit('settings/document-updated', { ns: 'demo', revision: revisionOf(provider, 'demo') })
+    await until(session, () => section(session, 'demo').newer !== undefined)
+    gate.resolve()
+    await pending
+    await until(session, () => (valueOf(session, 'demo') as { note?: string }).note === 'theirs')
+    expect(valueOf(session, 'demo').limit).toBe(3)
+    expect(section(session, 'demo').newer).toBeUndefined()
+  })
+
   it('refuses an edit while the section has a conflict to resolve', async () => {
     const { provider, session } = await started()
     await provider.update('demo', { engine: 'google' })
