@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['packages/**/tests/**/*.spec.ts', 'scripts/**/*.spec.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 20_000,
+    // Says once per run, not once per spec file, that the browser tests are skipped for want of chromium.
+    globalSetup: ['packages/client/settings-page/tests/e2e/harness/announce.ts'],
     // `.ci/run` asks for a JSON report (to print its closing count) without changing the test command.
     reporters: process.env.DSH_TEST_REPORT ? ['default', ['json', { outputFile: process.env.DSH_TEST_REPORT }]] : ['default'],
   },
