@@ -613,13 +613,19 @@ describe('scopes', () => {
     expect(section(session, 'range').form.registered).toBe(false)
   })
 
-  it('drops an answer for a scope the page has left', async () => {
-    const booted = await boot()
-    const { remote, session } = booted
+  /** Start on the global scope with its describe held, then move to `preset/writer` before it answers. */
+  async function leaveWhileGlobalLoadIsHeld() {
+    const { remote, session } = await boot()
     const gate = remote.hold('describe')
     session.start()
     await session.openScope('preset/writer')
     expect(session.state.scope).toBe('preset/writer')
+    expect(session.state.status).toBe('ready')
+    return { session, gate }
+  }
+
+  it('drops an answer for a scope the page has left', async () => {
+    const { session, gate } = await leaveWhileGlobalLoadIsHeld()
     const shown = session.state
     gate.resolve()
     await settle()
@@ -628,12 +634,7 @@ describe('scopes', () => {
   })
 
   it('keeps the new scope shown when a load for the scope it left fails late', async () => {
-    const booted = await boot()
-    const { remote, session } = booted
-    const gate = remote.hold('describe')
-    session.start()
-    await session.openScope('preset/writer')
-    expect(session.state.status).toBe('ready')
+    const { session, gate } = await leaveWhileGlobalLoadIsHeld()
     gate.reject(new RemoteError('remote/unavailable', 'the server could not be reached'))
     await settle()
     expect(session.state.status).toBe('ready')
