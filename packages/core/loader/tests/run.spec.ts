@@ -1,7 +1,8 @@
 import type { Context } from 'cordis'
 import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runDeployment, type Deployment } from '../src/run.ts'
 import { eventually } from 'dsh-testing'
@@ -20,7 +21,7 @@ export function apply(ctx, config) {
  * Package names resolve from the deployment file's folder, so a deployment that
  * plugs workspace packages lives under the workspace's node_modules.
  */
-const WORKSPACE_CACHE = '/work/main/node_modules/.cache/dsh-loader-tests'
+const WORKSPACE_CACHE = resolve(fileURLToPath(import.meta.url), '../../../../../node_modules/.cache/dsh-loader-tests')
 
 const dirs: string[] = []
 const running: Deployment[] = []
@@ -55,6 +56,15 @@ const probeLines = (lines: string[]) => lines.filter((line) => line.startsWith('
 
 const twoProbes = (twoN: number) => yaml('  ./plugin.mjs:one:', '    id: one', '  ./plugin.mjs:two:', '    id: two', `    n: ${twoN}`)
 
+/** `twoProbes(1)` deployed from a fresh folder, once both probes have applied. */
+async function startTwoProbes() {
+  const file = join(await tempDir(), 'cordis.yml')
+  await writeFile(file, twoProbes(1))
+  const started = await start(file)
+  await eventually(() => expect(probeLines(started.lines)).toHaveLength(2))
+  return { file, ...started }
+}
+
 describe('runDeployment', () => {
   it('plugs the entries of the file in order and writes their log lines', async () => {
     const dir = await tempDir()
@@ -88,11 +98,7 @@ describe('runDeployment', () => {
   })
 
   it('re-plugs only the entry whose config changed on reload', async () => {
-    const dir = await tempDir()
-    const file = join(dir, 'cordis.yml')
-    await writeFile(file, twoProbes(1))
-    const { deployment, lines } = await start(file)
-    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+    const { file, deployment, lines } = await startTwoProbes()
 
     await writeFile(file, twoProbes(2))
     await deployment.reload()
@@ -131,11 +137,7 @@ describe('runDeployment', () => {
   })
 
   it('reports an edit that does not parse and keeps the running plugins', async () => {
-    const dir = await tempDir()
-    const file = join(dir, 'cordis.yml')
-    await writeFile(file, twoProbes(1))
-    const { deployment, lines } = await start(file)
-    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+    const { file, deployment, lines } = await startTwoProbes()
 
     await writeFile(file, 'plugins:\n  ./plugin.mjs:one: [oops\n  ./plugin.mjs:two: {}\n')
     await deployment.reload()
@@ -154,11 +156,7 @@ describe('runDeployment', () => {
   })
 
   it('reports an edit naming an unset variable and keeps the running plugins', async () => {
-    const dir = await tempDir()
-    const file = join(dir, 'cordis.yml')
-    await writeFile(file, twoProbes(1))
-    const { deployment, lines } = await start(file)
-    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+    const { file, deployment, lines } = await startTwoProbes()
 
     await writeFile(file, yaml('  ./plugin.mjs:one:', '    id: ${DSH_RUN_SPEC_NEVER_SET}'))
     await deployment.reload()
@@ -190,11 +188,7 @@ describe('runDeployment', () => {
   })
 
   it('plugs nothing when reloaded after it has stopped', async () => {
-    const dir = await tempDir()
-    const file = join(dir, 'cordis.yml')
-    await writeFile(file, twoProbes(1))
-    const { deployment, lines } = await start(file)
-    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+    const { file, deployment, lines } = await startTwoProbes()
     await deployment.stop()
     expect(probeLines(lines)).toHaveLength(4)
 
@@ -219,11 +213,7 @@ describe('runDeployment', () => {
   })
 
   it('waits for a reload in flight before stopping', async () => {
-    const dir = await tempDir()
-    const file = join(dir, 'cordis.yml')
-    await writeFile(file, twoProbes(1))
-    const { deployment, lines } = await start(file)
-    await eventually(() => expect(probeLines(lines)).toHaveLength(2))
+    const { file, deployment, lines } = await startTwoProbes()
 
     await writeFile(file, twoProbes(2))
     const reloading = deployment.reload()
