@@ -140,6 +140,15 @@ describe('Watcher', () => {
 })
 
 describe('Inflight', () => {
+  /** Start draining, with a probe for whether the drain has finished. */
+  function watchDrain(inflight: Inflight) {
+    let finished = false
+    const draining = inflight.drain().then(() => {
+      finished = true
+    })
+    return { draining, drained: () => finished }
+  }
+
   it('drains at once when nothing is tracked', async () => {
     await expect(new Inflight().drain()).resolves.toBeUndefined()
   })
@@ -150,18 +159,15 @@ describe('Inflight', () => {
     const b = deferred()
     inflight.track(a.promise)
     inflight.track(b.promise)
-    let drained = false
-    const draining = inflight.drain().then(() => {
-      drained = true
-    })
+    const { draining, drained } = watchDrain(inflight)
     await settle()
-    expect(drained).toBe(false)
+    expect(drained()).toBe(false)
     a.resolve()
     await settle()
-    expect(drained).toBe(false)
+    expect(drained()).toBe(false)
     b.resolve()
     await draining
-    expect(drained).toBe(true)
+    expect(drained()).toBe(true)
   })
 
   it('also waits for runs tracked while it drains', async () => {
@@ -169,17 +175,14 @@ describe('Inflight', () => {
     const a = deferred()
     const b = deferred()
     inflight.track(a.promise)
-    let drained = false
-    const draining = inflight.drain().then(() => {
-      drained = true
-    })
+    const { draining, drained } = watchDrain(inflight)
     inflight.track(b.promise)
     a.resolve()
     await settle()
-    expect(drained).toBe(false)
+    expect(drained()).toBe(false)
     b.resolve()
     await draining
-    expect(drained).toBe(true)
+    expect(drained()).toBe(true)
   })
 
   it('drains watcher runs, including a stopped watcher whose running call finishes', async () => {
