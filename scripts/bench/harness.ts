@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import type { SettingsProvider } from 'dsh-settings'
+import { plugWithSettings } from 'dsh-testing'
 
 /** One line of the results table (and one entry of bench-results.json). */
 export interface Row {
@@ -86,24 +87,7 @@ export async function bootProvider(plugin: any, config: unknown): Promise<Booted
 }
 
 /** Plug a plugin that needs `settings` under `parent`; resolves with what `apply` returned once it is active. */
-export async function mount<T>(parent: Context, apply: (ctx: Context) => T): Promise<{ value: T; fiber: Fiber }> {
-  let value!: T
-  let failure: unknown
-  const fiber = parent.plugin({
-    inject: ['settings'],
-    apply(ctx: Context) {
-      try {
-        value = apply(ctx)
-      } catch (error) {
-        failure = error
-        throw error
-      }
-    },
-  })
-  await fiber.await()
-  if (failure !== undefined) throw failure
-  return { value, fiber }
-}
+export const mount = <T>(parent: Context, apply: (ctx: Context) => T): Promise<{ value: T; fiber: Fiber }> => plugWithSettings(parent, apply)
 
 // ---- the synthetic deployment ---------------------------------------------------
 

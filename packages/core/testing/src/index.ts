@@ -1,3 +1,5 @@
+import type { Context, Fiber } from 'cordis'
+
 /** A promise whose settle functions are handed to the test, to control ordering without sleeps. */
 export interface Deferred<T = void> {
   promise: Promise<T>
@@ -48,4 +50,28 @@ export function logText(arg: unknown): string {
   } catch {
     return String(arg)
   }
+}
+
+/**
+ * Plug a plugin that injects `settings` under `parent` and wait for its apply.
+ * Resolves with what `apply` returned; rejects with what it threw (cordis only
+ * records such a failure on the fiber, so it is captured here to be seen).
+ */
+export async function plugWithSettings<T>(parent: Context, apply: (ctx: Context) => T): Promise<{ value: T; fiber: Fiber }> {
+  let value!: T
+  let failure: unknown
+  const fiber = parent.plugin({
+    inject: ['settings'],
+    apply(ctx: Context) {
+      try {
+        value = apply(ctx)
+      } catch (error) {
+        failure = error
+        throw error
+      }
+    },
+  })
+  await fiber.await().catch(() => {})
+  if (failure !== undefined) throw failure
+  return { value, fiber }
 }

@@ -3,7 +3,7 @@ import { createScope } from 'dsh-scope'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import type { SettingsDocument, SettingsProvider } from 'dsh-settings'
 import { ControlledProvider } from './controlled-provider.ts'
-import { logText, settle } from 'dsh-testing'
+import { logText, plugWithSettings, settle } from 'dsh-testing'
 
 export { deferred, settle } from 'dsh-testing'
 
@@ -48,23 +48,11 @@ async function bootWith<P extends SettingsProvider>(plugin: new (ctx: Context, c
     provider = ctx.settings as unknown as P
   })
   const mount = async <T>(apply: (ctx: Context) => T, parent: Context = root) => {
-    let value!: T
-    let failure: unknown
-    const fiber = parent.plugin({
-      inject: ['settings'],
-      apply(ctx: Context) {
-        try {
-          value = apply(ctx)
-        } catch (error) {
-          failure = error
-          throw error
-        }
-      },
-    })
-    await fiber.await().catch(() => {})
-    await settle()
-    if (failure !== undefined) throw failure
-    return { value, fiber }
+    try {
+      return await plugWithSettings(parent, apply)
+    } finally {
+      await settle()
+    }
   }
   return {
     root,
