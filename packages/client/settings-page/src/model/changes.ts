@@ -1,4 +1,5 @@
 import type { SettingsNamespaceView } from 'dsh-settings'
+import equal from 'fast-deep-equal'
 import { isPlainObject } from './paths.ts'
 
 /** One field that differs between two reads of a namespace. */
@@ -9,18 +10,8 @@ export interface FieldChange {
   kind: 'value' | 'secret'
 }
 
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameJson(item, b[i]))
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const keys = Object.keys(a)
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]))
-  }
-  return false
-}
-
 function diffValues(before: unknown, after: unknown, path: string[], out: FieldChange[]): void {
-  if (sameJson(before, after)) return
+  if (equal(before, after)) return
   if (isPlainObject(before) && isPlainObject(after)) {
     const keys = new Set([...Object.keys(before), ...Object.keys(after)])
     for (const key of keys) diffValues(before[key], after[key], [...path, key], out)

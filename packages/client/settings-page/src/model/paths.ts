@@ -34,3 +34,4 @@ export function startsWith(path: readonly string[], prefix: readonly string[]): 
 export function cloneJson<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T)
 }
+

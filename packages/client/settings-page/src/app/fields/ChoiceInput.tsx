@@ -1,3 +1,4 @@
+import equal from 'fast-deep-equal'
 import { useState } from 'preact/hooks'
 import type { Edit } from '../../model/index.ts'
 import { showValue } from '../format.ts'
@@ -6,10 +7,6 @@ import type { ControlProps } from './TextInput.tsx'
 
 /** Up to this many constants render as radio buttons; more become a select. */
 const MAX_RADIOS = 3
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b)
-}
 
 /** Boolean, union-of-constants and constant fields: each change is sent at once. */
 export function ChoiceInput({ field, api, id, label, inList }: ControlProps) {
@@ -43,7 +40,7 @@ export function ChoiceInput({ field, api, id, label, inList }: ControlProps) {
   }
 
   const options = field.options ?? []
-  const selected = options.findIndex((option) => sameJson(option.value, field.value))
+  const selected = options.findIndex((option) => equal(option.value, field.value))
   const choose = (index: number) => {
     const option = options[index]
     if (option) void send({ type: 'set', path: field.path, value: option.value })

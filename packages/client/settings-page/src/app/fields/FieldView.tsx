@@ -7,8 +7,6 @@ import { FieldShell } from './FieldShell.tsx'
 import { SecretInput } from './SecretInput.tsx'
 import { TextInput } from './TextInput.tsx'
 
-export type { SectionApi } from './api.ts'
-
 /** Renders any field by its kind. `label` overrides the key as the visible name (list items). */
 export function FieldView({ field, api, label, inList }: { field: Field; api: SectionApi; label?: string; inList?: boolean }) {
   const props = { field, api, id: fieldId(api.ns, field.path), label: label ?? field.label, inList: inList ?? false }
