@@ -1,6 +1,6 @@
 import type { Logger } from 'cordis'
 import { RemoteError } from 'dsh-remote'
-import { SettingsConflictError, SettingsInputError, SettingsUnavailableError, SettingsValidationError } from 'dsh-settings'
+import { SettingsConflictError, SettingsInputError, SettingsStoreError, SettingsUnavailableError, SettingsValidationError } from 'dsh-settings'
 
 /**
  * The code of a call an in-process caller gave up by aborting its signal. On
@@ -95,6 +95,8 @@ export function parsePathText(text: string): string[] | undefined {
  * - input, schema and owner-check refusals, an unknown namespace and a read-only
  *   provider are `settings/rejected` with the service's own message (it is built
  *   never to quote a received value) and `{ ns, scope?, path?, reason }`;
+ * - a store that refuses writes (`SETTINGS_READ_ONLY`) is `settings/rejected`, one that kept
+ *   changing under the write is `settings/unavailable` (retry later); both messages name the store, never its content;
  * - a service that is shutting down is `settings/unavailable`;
  * - anything else is `internal` with a generic message; the original goes to the log only,
  *   because its text (a storage error, say) was never vetted for the wire.
@@ -114,6 +116,10 @@ export function toRemoteError(error: unknown, facts: SectionFacts, logger: Logge
   if (error instanceof SettingsUnavailableError) {
     if (error.code === 'SETTINGS_DISPOSED') return unavailable(error.message, sectionDetails(facts, { reason: error.code }))
     return rejected(error.message, sectionDetails(facts, { reason: error.code }))
+  }
+  if (error instanceof SettingsStoreError) {
+    const make = error.code === 'SETTINGS_READ_ONLY' ? rejected : unavailable
+    return make(error.message, sectionDetails(facts, { reason: error.code }))
   }
   return internal(error, logger, label)
 }

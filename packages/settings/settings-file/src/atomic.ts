@@ -1,32 +1,79 @@
-import { randomBytes } from 'node:crypto'
-import { mkdir, open, rename, unlink } from 'node:fs/promises'
+import { link, mkdir, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { tempName } from './leftovers.ts'
+import { currentOwner, type LockOwner } from './owner.ts'
+
+/** How a replacement file is made: its mode and owner (those of the file it replaces), and its writer. */
+export interface TempOptions {
+  /** Permission bits; default 0600. */
+  mode?: number
+  /** Owner to give the file when it differs from this process's (only root can). */
+  uid?: number
+  gid?: number
+  /** The writer named in the temp file's name, so a dead writer's leftover can be told apart. */
+  writer?: LockOwner
+}
 
 /**
- * Replace `file` with `text` atomically and durably: exclusively create a
- * random temporary sibling with mode 0600 (`wx` refuses to follow a planted
- * symlink), write and fsync it, rename it over the target, then fsync the
- * directory so the rename itself survives a crash. The temporary file is
- * removed on any failure. Missing parent directories are created with mode 0700.
+ * Write `text` to a fresh temp sibling of `file` and fsync it. The temp file is
+ * created exclusively (`wx` refuses a planted symlink) with mode 0600, then given
+ * `mode` and owner; it is removed on any failure. Missing folders get mode 0700.
+ * @returns the temp file's path, to {@link replaceWith} or remove.
  */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export async function writeTemp(file: string, text: string, options: TempOptions = {}): Promise<string> {
   const directory = dirname(file)
   await mkdir(directory, { recursive: true, mode: 0o700 })
-  const temp = join(directory, `.${basename(file)}.${randomBytes(8).toString('hex')}.tmp`)
+  const temp = join(directory, tempName(basename(file), options.writer ?? currentOwner()))
   const handle = await open(temp, 'wx', 0o600)
   try {
     try {
       await handle.writeFile(text)
+      if (options.mode !== undefined && options.mode !== 0o600) await handle.chmod(options.mode)
+      const asRoot = process.getuid?.() === 0
+      if (asRoot && options.uid !== undefined && options.gid !== undefined && options.uid >= 0 && options.gid >= 0 && (options.uid !== 0 || options.gid !== 0)) {
+        await handle.chown(options.uid, options.gid)
+      }
       await handle.sync()
     } finally {
       await handle.close()
     }
+  } catch (error) {
+    await unlink(temp).catch(() => {})
+    throw error
+  }
+  return temp
+}
+
+/** Rename `temp` over `file`, then fsync the folder so the rename survives a crash. `temp` is removed if the rename fails. */
+export async function replaceWith(temp: string, file: string): Promise<void> {
+  try {
     await rename(temp, file)
   } catch (error) {
     await unlink(temp).catch(() => {})
     throw error
   }
-  await syncDirectory(directory)
+  await syncDirectory(dirname(file))
+}
+
+/**
+ * Place `temp` at `file` only if nothing is there (`link` refuses an existing
+ * name), then fsync the folder. `temp` stays for the caller to remove.
+ * @returns false when a file appeared at `file` meanwhile.
+ */
+export async function placeNew(temp: string, file: string): Promise<boolean> {
+  try {
+    await link(temp, file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  }
+  await syncDirectory(dirname(file))
+  return true
+}
+
+/** Replace `file` with `text` atomically and durably: {@link writeTemp}, then {@link replaceWith}. */
+export async function writeFileAtomic(file: string, text: string, options: TempOptions = {}): Promise<void> {
+  await replaceWith(await writeTemp(file, text, options), file)
 }
 
 /** fsync a directory; platforms that cannot open one for syncing (Windows) skip it. */

@@ -1,55 +1,29 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { link, open, readFile, rename, unlink } from 'node:fs/promises'
-import { hostname } from 'node:os'
-import { SettingsLockTimeoutError, type LockOwner } from './errors.ts'
-
-/** The start time of a process as the kernel reports it (field 22 of `/proc/<pid>/stat`), where there is a `/proc`. */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // The command name (field 2) is parenthesized and may hold spaces: count fields after its closing paren.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
-  } catch {
-    return undefined
-  }
-}
-
-/** The owner record this process writes into a lock file. */
-export function currentOwner(): LockOwner {
-  const startTime = processStartTime(process.pid)
-  return { pid: process.pid, hostname: hostname(), ...(startTime ? { startTime } : {}) }
-}
+import { link, open, rename, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { SettingsLockTimeoutError } from './errors.ts'
+import { currentOwner, hostFacts, isOwnerGone, parseOwner, type LockOwner } from './owner.ts'
+import { tempName } from './leftovers.ts'
 
 /**
- * Whether a lock owner is certainly gone: it was on this host and its pid is
- * not running, or is running but started at another time (the pid was reused).
- * An owner on another host, or one whose state cannot be told, is never gone.
+ * The document lock: a file beside the document that exists exactly while a
+ * writer holds the document. Its protocol:
+ * - **take**: write the owner record to a private temp file, then `link` it to
+ *   the lock path. `link` fails when the lock exists, so taking is exclusive,
+ *   and the lock never exists without its record (no empty lock after a crash).
+ * - **take over**: a lock whose owner is certainly gone is replaced in place by
+ *   `rename` (so the lock path is never absent, and no third writer can slip
+ *   in), but only by the writer that first created `<lock>.claim-<id>`, where
+ *   `<id>` names that one stale record. Creating the claim is exclusive, so of
+ *   all writers that judged one record stale exactly one replaces it; it checks
+ *   the lock still holds that record after claiming, and a record's id is never
+ *   used twice, so a late claimant of a record already replaced gives up. A
+ *   claim whose claimant died is itself taken over the same way.
+ * - **release**: remove the lock if it still holds this acquisition's record.
  */
-export function isOwnerGone(owner: LockOwner): boolean {
-  if (owner.hostname !== hostname()) return false
-  try {
-    process.kill(owner.pid, 0)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH'
-  }
-  if (!owner.startTime) return false
-  const startTime = processStartTime(owner.pid)
-  return startTime !== undefined && startTime !== owner.startTime
-}
 
-function parseOwner(text: string): LockOwner | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<LockOwner>
-    if (typeof value.pid === 'number' && typeof value.hostname === 'string') return value as LockOwner
-  } catch {}
-  return undefined
-}
-
-/** A held lock: release it exactly once. */
-export interface HeldLock {
-  release(): Promise<void>
-}
+/** A step of the lock protocol, named for tests that inject delays, failures or kills between steps. */
+export type LockStep = 'write-record' | 'link' | 'drop-temp' | 'inspect' | 'claim' | 'verify' | 'replace' | 'drop-claim' | 'release'
 
 /** Options of {@link acquireLock}. */
 export interface LockOptions {
@@ -57,75 +31,192 @@ export interface LockOptions {
   timeoutMs: number
   /** The document the lock guards, for the timeout error. */
   file: string
+  /** An unreadable or empty lock file counts as abandoned once it is this old (ms). Default 2000. */
+  graceMs?: number
+  /** Called before each file-system step; tests inject delays, failures and kills here. */
+  step?: (step: LockStep, path: string) => void | Promise<void>
+  /** The record to write; tests simulate several processes with it. Default: this process. */
+  owner?: LockOwner
+  /** Whether a recorded owner is certainly gone; tests simulate deaths with it. Default: {@link isOwnerGone}. */
+  isGone?: (owner: LockOwner) => boolean
 }
 
+/** A held lock. */
+export interface HeldLock {
+  /** The owner record this acquisition wrote. */
+  readonly owner: LockOwner
+  /** Whether the lock file still holds this acquisition's record (nobody judged it abandoned). */
+  holds(): Promise<boolean>
+  /** Remove the lock if it is still ours; harmless to call twice. */
+  release(): Promise<void>
+}
+
+/** What a lock (or claim) file holds at one look. */
+interface Entry {
+  /** Unique name of this record: its nonce, or for a record without one its inode, mtime and size. */
+  id: string
+  owner: LockOwner | undefined
+  /** Age of the file by its mtime, for records that name no owner. */
+  ageMs: number
+}
+
+const DEFAULT_GRACE_MS = 2000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
+
+/** The protocol's file operations for one acquirer, with its record and its step hook. */
+class LockProtocol {
+  readonly owner: LockOwner
+  readonly record: string
+  private readonly graceMs: number
+  private readonly isGone: (owner: LockOwner) => boolean
+  private readonly hook: LockOptions['step']
+
+  constructor(options: LockOptions) {
+    const facts = options.owner || options.isGone ? undefined : hostFacts()
+    this.owner = { ...(options.owner ?? currentOwner(facts)), nonce: randomBytes(9).toString('hex') }
+    this.record = JSON.stringify(this.owner)
+    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS
+    this.isGone = options.isGone ?? ((owner) => isOwnerGone(owner, facts))
+    this.hook = options.step
+  }
+
+  step(step: LockStep, path: string): void | Promise<void> {
+    return this.hook?.(step, path)
+  }
+
+  /** Create `path` holding this record, only if nothing is there; the file never exists without the record. */
+  async createExclusive(path: string): Promise<boolean> {
+    const temp = join(dirname(path), tempName(basename(path), this.owner))
+    await this.step('write-record', path)
+    const handle = await open(temp, 'wx', 0o600)
+    try {
+      await handle.writeFile(this.record)
+    } finally {
+      await handle.close()
+    }
+    try {
+      await this.step('link', path)
+      await link(temp, path)
+      return true
+    } catch (error) {
+      if (errorCode(error) === 'EEXIST') return false
+      throw error
+    } finally {
+      await this.step('drop-temp', path)
+      await unlink(temp).catch(() => {})
+    }
+  }
+
+  /** Read what `path` holds now, or `undefined` when it does not exist. */
+  async inspect(path: string): Promise<Entry | undefined> {
+    await this.step('inspect', path)
+    let handle
+    try {
+      handle = await open(path, 'r')
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return undefined
+      throw error
+    }
+    try {
+      const info = await handle.stat()
+      const text = await handle.readFile('utf8')
+      const owner = parseOwner(text)
+      const id = owner?.nonce && /^[0-9a-f]{1,64}$/.test(owner.nonce) ? owner.nonce : `raw-${info.ino}-${Math.round(info.mtimeMs)}-${info.size}`
+      return { id, owner, ageMs: Date.now() - info.mtimeMs }
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /** Whether an entry's writer is certainly gone: its owner is, or it names none and is past the grace period. */
+  abandoned(entry: Entry): boolean {
+    return entry.owner ? this.isGone(entry.owner) : entry.ageMs > this.graceMs
+  }
+
+  /**
+   * Replace the abandoned entry at `path` with this record, unless another
+   * writer does so first. Claims `<path>.claim-<id>` to become the only writer
+   * allowed to replace that entry; a claim left by a dead claimant is taken
+   * over the same way, one level down.
+   */
+  async takeOver(path: string, stale: Entry, depth = 0): Promise<boolean> {
+    const claim = `${path}.claim-${stale.id}`
+    await this.step('claim', claim)
+    if (!(await this.createExclusive(claim))) {
+      const claimant = await this.inspect(claim)
+      if (!claimant || depth >= 4 || !this.abandoned(claimant)) return false
+      if (!(await this.takeOver(claim, claimant, depth + 1))) return false
+    }
+    try {
+      await this.step('verify', path)
+      const now = await this.inspect(path)
+      if (now?.id !== stale.id) return false
+      await this.writeOver(path)
+      return true
+    } finally {
+      await this.step('drop-claim', claim)
+      await this.removeIfOurs(claim)
+    }
+  }
+
+  /** Replace whatever `path` holds with this record in one rename: the path is never absent. */
+  private async writeOver(path: string): Promise<void> {
+    const temp = join(dirname(path), tempName(basename(path), this.owner))
+    const handle = await open(temp, 'wx', 0o600)
+    try {
+      await handle.writeFile(this.record)
+    } finally {
+      await handle.close()
+    }
+    try {
+      await this.step('replace', path)
+      await rename(temp, path)
+    } catch (error) {
+      await unlink(temp).catch(() => {})
+      throw error
+    }
+  }
+
+  /** Remove `path` if it holds this record. Nobody else may change a record of a live owner, so the check holds until the unlink. */
+  async removeIfOurs(path: string): Promise<void> {
+    const entry = await this.inspect(path).catch(() => undefined)
+    if (entry?.id === this.owner.nonce) await unlink(path).catch(() => {})
+  }
+}
 
 /**
- * Take the lock file at `lockPath`: exclusively create it with this process's
- * owner record. A lock whose owner is certainly gone is broken and taken over;
- * one held by a live process, or by a process on another host, is waited for
- * until `timeoutMs`, then refused.
- * @throws {SettingsLockTimeoutError} naming the document and the owner found.
+ * Take the lock file at `lockPath`, waiting while a live owner holds it and
+ * taking over one whose owner is certainly gone (see the protocol above).
+ * @throws {SettingsLockTimeoutError} naming the document and the owner found, after `timeoutMs`.
  */
 export async function acquireLock(lockPath: string, options: LockOptions): Promise<HeldLock> {
-  const record = JSON.stringify(currentOwner())
+  const protocol = new LockProtocol(options)
   const deadline = Date.now() + options.timeoutMs
-  let delay = 5
-  let owner: LockOwner | undefined
+  let delay = 2
   for (;;) {
-    try {
-      const handle = await open(lockPath, 'wx', 0o600)
-      try {
-        await handle.writeFile(record)
-      } finally {
-        await handle.close()
-      }
-      return heldLock(lockPath, record)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-    }
-    const text = await readFile(lockPath, 'utf8').catch(() => undefined)
-    if (text === undefined) continue // released between our attempt and the read: try again at once
-    owner = parseOwner(text)
-    if (owner && isOwnerGone(owner) && (await breakStaleLock(lockPath, text))) continue
-    if (Date.now() >= deadline) throw new SettingsLockTimeoutError(options.file, owner, options.timeoutMs)
+    if (await protocol.createExclusive(lockPath)) return heldLock(protocol, lockPath)
+    const entry = await protocol.inspect(lockPath)
+    if (!entry) continue // released between our attempt and the look: try again at once
+    if (protocol.abandoned(entry) && (await protocol.takeOver(lockPath, entry))) return heldLock(protocol, lockPath)
+    if (Date.now() >= deadline) throw new SettingsLockTimeoutError(options.file, entry.owner, options.timeoutMs)
     await sleep(Math.min(delay, Math.max(1, deadline - Date.now())))
-    delay = Math.min(delay * 2, 50)
+    delay = Math.min(delay * 2, 25)
   }
 }
 
-/**
- * Remove a stale lock, but only the one we judged: move it aside atomically,
- * and if what was moved is not the record we read (another writer took over
- * meanwhile), put it back.
- */
-async function breakStaleLock(lockPath: string, staleText: string): Promise<boolean> {
-  const aside = `${lockPath}.${randomBytes(6).toString('hex')}.stale`
-  try {
-    await rename(lockPath, aside)
-  } catch {
-    return false
-  }
-  const moved = await readFile(aside, 'utf8').catch(() => undefined)
-  if (moved !== staleText) {
-    await link(aside, lockPath).catch(() => {})
-    await unlink(aside).catch(() => {})
-    return false
-  }
-  await unlink(aside).catch(() => {})
-  return true
-}
-
-function heldLock(lockPath: string, record: string): HeldLock {
+function heldLock(protocol: LockProtocol, lockPath: string): HeldLock {
   let released = false
   return {
+    owner: protocol.owner,
+    async holds() {
+      return !released && (await protocol.inspect(lockPath))?.id === protocol.owner.nonce
+    },
     async release() {
       if (released) return
       released = true
-      // Remove only our own lock: never one another process took over after judging ours stale.
-      const text = await readFile(lockPath, 'utf8').catch(() => undefined)
-      if (text === record) await unlink(lockPath).catch(() => {})
+      await protocol.step('release', lockPath)
+      await protocol.removeIfOurs(lockPath)
     },
   }
 }

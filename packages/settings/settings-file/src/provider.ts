@@ -1,43 +1,49 @@
 import type { Context } from 'cordis'
-import { mkdir, open, readFile, realpath, stat } from 'node:fs/promises'
+import { link, mkdir, open, realpath, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
-import { SettingsProvider, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
-import { writeFileAtomic } from './atomic.ts'
-import { formatOf, type DocumentFormat } from './format.ts'
+import { SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
 import { resolveDocumentPath } from 'dsh-home'
-import { acquireLock } from './lock.ts'
+import { placeNew, replaceWith, writeTemp } from './atomic.ts'
+import { formatOf, type DocumentFormat } from './format.ts'
+import { DocumentHistory } from './history.ts'
+import { mergeLateEdit } from './late-edit.ts'
+import { sweepLeftovers, tempName } from './leftovers.ts'
+import { acquireLock, type HeldLock, type LockStep } from './lock.ts'
+import { currentOwner, type LockOwner } from './owner.ts'
 import { parseSettings, type ParsedDocument } from './parse.ts'
 import { renderDocument } from './serialize.ts'
+import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
 import { DocumentWatcher } from './watch.ts'
 
-/** What the file records about the document it last read or wrote. */
-interface Seen {
-  /** The text, or `undefined` while the file does not exist. */
-  text: string | undefined
-  /** mtime, size and inode, for the cheap re-check. */
-  signature: string
+/**
+ * The steps of a write, named for tests that edit the file or kill the writer
+ * between them. `lock:<step>` are the lock protocol's own steps.
+ */
+export type FileStep = 'read' | 'check' | 'keep' | 'rename' | 'renamed' | `lock:${LockStep}`
+
+/** A store gives up after this many rounds of finding the document changed under it. */
+const MAX_ATTEMPTS = 8
+/** How long an editor's late write into the version a write replaced is still folded in. */
+const LATE_WINDOW_MS = 10_000
+
+/** The version a write replaced, watched for an editor's late write into it. */
+interface Replaced {
+  /** The kept file (a history entry, or a hidden witness link when history is off). */
+  path: string
+  /** Its signature right after the replace. */
+  version: FileVersion
+  /** The data it held when it was replaced: what a late editor started from. */
+  data: Record<string, unknown>
+  /** A witness link to remove once the window closes (history off). */
+  witness: boolean
+  until: number
 }
 
-const ABSENT = 'absent'
-
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
-}
-
-async function signatureOf(file: string): Promise<string> {
-  try {
-    const info = await stat(file)
-    return `${info.mtimeMs}:${info.size}:${info.ino}`
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ABSENT
-    throw error
-  }
+/** What one locked store wrote. */
+interface Stored {
+  document: SettingsDocument
+  text: string
 }
 
 /** The path a write must replace: the target of a symlinked document, so the user's link survives. */
@@ -55,11 +61,14 @@ async function canonicalPath(file: string): Promise<string> {
   }
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 /**
  * A settings provider that keeps the document in one YAML or JSON file the
  * user can edit by hand. Writes are transactions under a cross-process lock
- * that edit the file in place byte-stably; outside edits are watched, debounced
- * and re-checked periodically, then published.
+ * that edit the file in place byte-stably, replace it only if it is still the
+ * version they read, and keep the version they replace; outside edits are
+ * watched, settled, re-checked periodically, then published.
  */
 export class FileSettingsProvider extends SettingsProvider {
   static readonly Config: Schema<FileSettingsProvider.Config> = Schema.object({
@@ -69,15 +78,29 @@ export class FileSettingsProvider extends SettingsProvider {
     debounceMs: Schema.natural().default(100).description('Settle window for watcher events.'),
     recheckMs: Schema.natural().default(2000).description('Period of the re-check that heals missed watcher events (0 turns it off).'),
     lockTimeoutMs: Schema.natural().default(2000).description('How long a writer waits for the cross-process lock.'),
+    settleMs: Schema.natural().default(100).description('A read that comes back shorter than the last one while the file is younger than this is read again once it settles.'),
+    history: Schema.union([
+      Schema.const(false),
+      Schema.object({
+        keep: Schema.natural().min(1).default(50).description('How many replaced versions to keep.'),
+        maxAgeDays: Schema.number().min(0).default(30).description('Remove kept versions older than this.'),
+      }),
+    ]).default({ keep: 50, maxAgeDays: 30 }).description('Keep replaced versions in history/ beside the document; false turns it off.'),
   })
 
   private readonly file: string
   private readonly format: DocumentFormat
-  private readonly options: Required<Omit<FileSettingsProvider.Config, 'path' | 'home'>>
+  private readonly options: Required<Omit<FileSettingsProvider.Config, 'path' | 'home' | 'history'>>
+  private readonly historyLimits: Required<FileSettingsProvider.HistoryConfig> | false
+  private readonly writer: LockOwner = currentOwner()
   private canonical: string
-  private seen: Seen = { text: undefined, signature: ABSENT }
+  private history: DocumentHistory | undefined
+  /** The version last read or written: reloads skip what is already known, and reads shorter than it settle first. */
+  private seen: FileVersion = ABSENT
   private chain: Promise<void> = Promise.resolve()
   private watcher: DocumentWatcher | undefined
+  private lateCheck: ReturnType<typeof setTimeout> | undefined
+  private replaced: Replaced | undefined
   private closed = false
   /** The last text parsed (or written, with the parse that checked it): a parse is skipped while the file still holds it. */
   private parsed: { text: string; result: ParsedDocument } | undefined
@@ -93,11 +116,18 @@ export class FileSettingsProvider extends SettingsProvider {
       debounceMs: config.debounceMs ?? 100,
       recheckMs: config.recheckMs ?? 2000,
       lockTimeoutMs: config.lockTimeoutMs ?? 2000,
+      settleMs: config.settleMs ?? 100,
     }
+    this.historyLimits = config.history === false ? false : { keep: config.history?.keep ?? 50, maxAgeDays: config.history?.maxAgeDays ?? 30 }
   }
 
   override get documentPath(): string {
     return this.file
+  }
+
+  /** False while the document or its folder refuses writes (mode without the owner's write bit, or no access). */
+  override get writable(): boolean {
+    return readOnlyReason(this.canonical) === undefined
   }
 
   /** Keep an existing document, or exclusively create an empty one (mode 0600), and return its path. */
@@ -111,15 +141,21 @@ export class FileSettingsProvider extends SettingsProvider {
     return this.file
   }
 
+  /**
+   * Called before each step of a write; a no-op here. Tests override it to
+   * edit the file, delay or kill the writer at an exact point.
+   */
+  protected async step(_step: FileStep): Promise<void> {}
+
   protected override async open(): Promise<void> {
     this.canonical = await canonicalPath(this.file)
+    if (this.historyLimits) this.history = new DocumentHistory(this.canonical, this.historyLimits)
   }
 
   protected async load(): Promise<SettingsDocument> {
-    const signature = await signatureOf(this.file)
-    const text = await readText(this.file)
-    const parsed = text === undefined ? undefined : this.parse(text)
-    this.seen = { text, signature }
+    const version = await readVersion(this.file)
+    const parsed = version.text === undefined ? undefined : this.parse(version.text)
+    this.seen = version
     if (this.options.watch) await this.startWatcher()
     return (parsed?.data ?? {}) as SettingsDocument
   }
@@ -138,8 +174,10 @@ export class FileSettingsProvider extends SettingsProvider {
 
   protected override async close(): Promise<void> {
     this.closed = true
+    clearTimeout(this.lateCheck)
     await this.watcher?.close()
     await this.chain
+    await this.forgetReplaced()
   }
 
   /** Run `operation` after every earlier reload and write: one chain for both. */
@@ -154,26 +192,27 @@ export class FileSettingsProvider extends SettingsProvider {
 
   /**
    * Fold the file into the seam if it changed since it was last seen. `force`
-   * reads the content even when the stat signature is unchanged (a watcher
-   * event); the periodic re-check reads only when the signature moved.
+   * reads the content even when the signature is unchanged (a watcher event);
+   * the periodic re-check reads only when the signature moved. A late write into
+   * the version the last write replaced is folded in first.
    */
   private reload(force: boolean): Promise<void> {
     return this.enqueue(async () => {
       if (this.closed) return
       const logger = this.ctx.logger('settings')
       try {
-        const signature = await signatureOf(this.file)
-        if (!force && signature === this.seen.signature) return
-        const text = await readText(this.file)
-        if (text === this.seen.text) {
-          this.seen = { text, signature }
+        if (await this.lateEditPending()) return this.rescueLateEdit()
+        if (!force && sameSignature(await statVersion(this.file), this.seen)) return
+        const version = await this.readSettled(this.file)
+        if (version.text === this.seen.text) {
+          this.seen = version
           return
         }
-        this.seen = { text, signature }
-        if (text === undefined) return this.publish({})
+        this.seen = version
+        if (version.text === undefined) return this.publish({})
         let parsed: ParsedDocument
         try {
-          parsed = this.parse(text)
+          parsed = this.parse(version.text)
         } catch (error) {
           logger.warn(`${(error as Error).message}; keeping the last good settings`)
           return
@@ -193,36 +232,228 @@ export class FileSettingsProvider extends SettingsProvider {
     return result
   }
 
-  protected async transact(transaction: SettingsTransaction): Promise<void> {
-    return this.enqueue(async () => {
-      const target = await writeTarget(this.file)
-      await mkdir(dirname(this.canonical), { recursive: true, mode: 0o700 })
-      const lock = await acquireLock(`${this.canonical}.lock`, { timeoutMs: this.options.lockTimeoutMs, file: this.file })
-      try {
-        // The signature before the read: a change landing after it is then seen by the re-check.
-        const signature = await signatureOf(this.file)
-        const text = await readText(this.file)
-        // An unparsable document refuses the write and stays exactly as the user left it.
-        const parsed = this.parse(text ?? '')
-        const next = transaction.apply(parsed.data as SettingsDocument)
-        if (next !== parsed.data) {
-          const rendered = renderDocument(this.format, text ?? '', parsed, next)
-          if (!rendered.preserved) this.ctx.logger('settings').warn(`settings: ${this.file} could not be edited in place and was rendered afresh`)
-          await writeFileAtomic(target, rendered.text)
-          this.parsed = rendered.parsed ? { text: rendered.text, result: rendered.parsed } : undefined
-          this.seen = { text: rendered.text, signature: await signatureOf(this.file) }
-        } else {
-          this.seen = { text, signature }
-        }
-        transaction.commit()
-      } finally {
-        await lock.release()
+  /**
+   * Read the document, trusting a read that comes back empty, missing or
+   * shorter than the last one seen only once the file has settled: an editor
+   * that saves in place truncates first and writes after, and a read in between
+   * must not be taken for the user's document.
+   */
+  private async readSettled(path: string): Promise<FileVersion> {
+    const { settleMs } = this.options
+    const giveUp = Date.now() + settleMs * 10
+    let waitedForAbsent = false
+    for (;;) {
+      const version = await readVersion(path)
+      const known = this.seen.text
+      if (known === undefined || sameSignature(version, this.seen) || Date.now() >= giveUp) return version
+      if (version.text === undefined) {
+        if (waitedForAbsent) return version
+        waitedForAbsent = true
+        await sleep(settleMs)
+        continue
       }
+      const age = Date.now() - version.mtimeMs
+      if (version.text.length >= known.length || age >= settleMs) return version
+      await sleep(Math.max(1, settleMs - age))
+    }
+  }
+
+  protected async transact(transaction: SettingsTransaction): Promise<void> {
+    return this.enqueue(() =>
+      this.locked(async (lock) => {
+        await this.store(lock, (current) => transaction.apply(current))
+        transaction.commit()
+      }),
+    )
+  }
+
+  /** Run `body` holding the document lock, after removing what dead writers left; the lock is released before this settles. */
+  private async locked<T>(body: (lock: HeldLock) => Promise<T>): Promise<T> {
+    await mkdir(dirname(this.canonical), { recursive: true, mode: 0o700 })
+    const lock = await acquireLock(`${this.canonical}.lock`, {
+      timeoutMs: this.options.lockTimeoutMs,
+      file: this.file,
+      owner: this.writer,
+      step: (step) => this.step(`lock:${step}`),
     })
+    try {
+      await sweepLeftovers(dirname(this.canonical), basename(this.canonical), true)
+      return await body(lock)
+    } finally {
+      await lock.release()
+    }
+  }
+
+  /**
+   * Store what `derive` makes of the document, holding the lock. The file is
+   * replaced only if it still holds the version read (checked just before the
+   * replacement, and again through the kept old version just after it);
+   * otherwise the document is read again and `derive` runs again on it.
+   * @returns what was written, or `undefined` when `derive` changed nothing.
+   */
+  private async store(lock: HeldLock, derive: (current: SettingsDocument) => SettingsDocument): Promise<Stored | undefined> {
+    const target = await writeTarget(this.file)
+    // An editor's late write into the version the previous write replaced is the freshest user edit there is.
+    const late = await this.takeLateEdit(target)
+    /** A version recovered from the kept file: derive from it instead of the document (which holds our own write). */
+    let recovered: { version: FileVersion; over: FileVersion } | undefined
+    for (let attempt = 1; ; attempt++) {
+      if (attempt > MAX_ATTEMPTS) {
+        throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file} kept changing while it was being written (${MAX_ATTEMPTS} attempts); nothing was written`, this.file)
+      }
+      await this.step('read')
+      const onDisk = await this.readSettled(target)
+      const reason = readOnlyReason(target)
+      if (reason) throw new SettingsStoreError('SETTINGS_READ_ONLY', `settings document ${this.file} is read-only: ${reason}; nothing was written`, this.file)
+      const useRecovered = recovered !== undefined && sameSignature(onDisk, recovered.over)
+      const base = useRecovered ? recovered!.version : onDisk
+      recovered = undefined
+      // An unparsable document refuses the write and stays exactly as the user left it.
+      const parsed = this.parse(base.text ?? '')
+      const current = late && !useRecovered ? mergeLateEdit(late.base, late.data, parsed.data) : parsed.data
+      const next = derive(current as SettingsDocument)
+      if (next === parsed.data && !useRecovered) {
+        this.seen = onDisk
+        return undefined
+      }
+      const rendered = renderDocument(this.format, base.text ?? '', parsed, next)
+      if (!rendered.preserved) this.ctx.logger('settings').warn(`settings: ${this.file} could not be edited in place and was rendered afresh`)
+      const temp = await writeTemp(target, rendered.text, onDisk === ABSENT ? { writer: this.writer } : { mode: onDisk.mode, uid: onDisk.uid, gid: onDisk.gid, writer: this.writer })
+      let kept: { path: string; linked: boolean } | undefined
+      try {
+        await this.step('check')
+        if (!(await holdsVersion(target, onDisk))) continue
+        await this.step('keep')
+        kept = onDisk === ABSENT ? undefined : await this.keep(target)
+        // What was kept is what now stands at the path: if that is not the version read, an editor replaced it meanwhile.
+        if (kept?.linked && !(await holdsVersion(kept.path, onDisk))) {
+          await unlink(kept.path).catch(() => {})
+          kept = undefined
+          continue
+        }
+        if (!(await lock.holds())) throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file}: the lock was taken over during the write; nothing was written`, this.file)
+        await this.step('rename')
+        // A new document is placed only if nobody created one meanwhile.
+        if (onDisk === ABSENT ? !(await placeNew(temp, target)) : (await replaceWith(temp, target), false)) continue
+      } catch (error) {
+        if (kept) await unlink(kept.path).catch(() => {})
+        throw error
+      } finally {
+        await unlink(temp).catch(() => {})
+      }
+      await this.step('renamed')
+      const written = await statVersion(target)
+      this.seen = { ...written, text: rendered.text }
+      this.parsed = rendered.parsed ? { text: rendered.text, result: rendered.parsed } : undefined
+      if (kept) {
+        // An in-place save that landed in the old file between the check and the rename: derive again from it.
+        if (kept.linked && !(await holdsVersion(kept.path, onDisk))) {
+          recovered = { version: await this.readStable(kept.path), over: written }
+          await this.settleKept(kept.path, true)
+          continue
+        }
+        await this.settleKept(kept.path, !kept.linked, onDisk, parsed.data)
+      }
+      return { document: next, text: rendered.text }
+    }
+  }
+
+  /** Read a file once it has not changed for `settleMs` (bounded): an editor may still be writing into it. */
+  private async readStable(path: string): Promise<FileVersion> {
+    const { settleMs } = this.options
+    const giveUp = Date.now() + settleMs * 10
+    let version = await readVersion(path)
+    while (Date.now() - version.mtimeMs < settleMs && Date.now() < giveUp) {
+      await sleep(Math.max(1, settleMs - (Date.now() - version.mtimeMs)))
+      version = await readVersion(path)
+    }
+    return version
+  }
+
+  /**
+   * Link the document's current file as a kept version: into history, or as a
+   * hidden witness when history is off. A copy (where links are impossible)
+   * cannot witness later writes, so it answers `linked: false`.
+   */
+  private async keep(target: string): Promise<{ path: string; linked: boolean }> {
+    if (this.history) return this.history.keep(target)
+    const witness = join(dirname(target), tempName(basename(target), this.writer))
+    await link(target, witness)
+    return { path: witness, linked: true }
+  }
+
+  /**
+   * After a replace: seal and prune the kept version, and watch it for an
+   * editor's late write (`watchFor` given), or drop a witness that has served.
+   */
+  private async settleKept(kept: string, recoveredFrom: boolean, version?: FileVersion, data?: Record<string, unknown>): Promise<void> {
+    const witness = !this.history
+    await this.forgetReplaced()
+    if (this.history) {
+      await this.history.seal(kept)
+      await this.history.prune()
+    }
+    if (recoveredFrom || !version || !data) {
+      if (witness) await unlink(kept).catch(() => {})
+      return
+    }
+    this.replaced = { path: kept, version: await statVersion(kept), data, witness, until: Date.now() + LATE_WINDOW_MS }
+    clearTimeout(this.lateCheck)
+    this.lateCheck = setTimeout(() => void this.reload(false), this.options.settleMs * 2)
+    this.lateCheck.unref?.()
+  }
+
+  /** Stop watching the last replaced version; a witness link is removed. */
+  private async forgetReplaced(): Promise<void> {
+    const replaced = this.replaced
+    this.replaced = undefined
+    if (replaced?.witness) await unlink(replaced.path).catch(() => {})
+  }
+
+  /** Whether an editor wrote into the last replaced version since it was replaced. */
+  private async lateEditPending(): Promise<boolean> {
+    const replaced = this.replaced
+    if (!replaced) return false
+    if (Date.now() > replaced.until) {
+      await this.forgetReplaced()
+      return false
+    }
+    return !sameSignature(await statVersion(replaced.path), replaced.version)
+  }
+
+  /**
+   * Take a late edit for the next store: what the editor started from and what
+   * it wrote. An edit that does not parse yet (still being written) is left for later.
+   */
+  private async takeLateEdit(target: string): Promise<{ base: Record<string, unknown>; data: Record<string, unknown> } | undefined> {
+    if (!(await this.lateEditPending())) return undefined
+    const replaced = this.replaced!
+    const version = await this.readStable(replaced.path)
+    let data: Record<string, unknown>
+    try {
+      data = parseSettings(version.text ?? '', this.format, target).data
+    } catch {
+      return undefined
+    }
+    await this.forgetReplaced()
+    this.ctx.logger('settings').warn(`settings: an editor wrote ${this.file} while it was being replaced; its changes are folded in`)
+    return { base: replaced.data, data }
+  }
+
+  /** Fold a late edit in outside any write: store the merged document and publish it. */
+  private async rescueLateEdit(): Promise<void> {
+    const stored = await this.locked((lock) => this.store(lock, (current) => current))
+    if (stored && !this.closed) this.publish(stored.document)
   }
 }
 
 export namespace FileSettingsProvider {
+  /** How many replaced versions `history/` keeps. */
+  export interface HistoryConfig {
+    keep?: number
+    maxAgeDays?: number
+  }
+
   /** Configuration of {@link FileSettingsProvider}; see the package README for each key. */
   export interface Config {
     path?: string
@@ -231,5 +462,7 @@ export namespace FileSettingsProvider {
     debounceMs?: number
     recheckMs?: number
     lockTimeoutMs?: number
+    settleMs?: number
+    history?: HistoryConfig | false
   }
 }

@@ -85,6 +85,31 @@ export class SettingsRegistrationError extends SectionStateError<'SETTINGS_DUPLI
   override readonly name = 'SettingsRegistrationError'
 }
 
+/** Why a provider could not store a write; each code is a condition a caller can act on. */
+export type SettingsStoreErrorCode =
+  /** The store refuses writes (a read-only file or folder, a read-only database role). */
+  | 'SETTINGS_READ_ONLY'
+  /** The stored document kept changing under the write; nothing was stored. */
+  | 'SETTINGS_STORE_BUSY'
+
+/**
+ * A provider refused to store a write for a reason of the store, not of the
+ * data: nothing was stored. `store` names what was refused (a file path, a
+ * database host), never its content.
+ */
+export class SettingsStoreError extends Error {
+  override readonly name = 'SettingsStoreError'
+  constructor(
+    readonly code: SettingsStoreErrorCode,
+    message: string,
+    /** The store concerned: a file path, a database host. */
+    readonly store: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+  }
+}
+
 /** Whether `error` is an invariant failure that must reach the emitter instead of being contained. */
 export function isInvariantError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'INVARIANT'

@@ -4,9 +4,11 @@ export {
   SettingsConflictError,
   SettingsInputError,
   SettingsRegistrationError,
+  SettingsStoreError,
   SettingsUnavailableError,
   SettingsValidationError,
 } from './errors.ts'
+export type { SettingsStoreErrorCode } from './errors.ts'
 export { NAMESPACE_PATTERN, RESERVED_NAMESPACES, settingsNamespace, settingsScopeId } from './ids.ts'
 export { installSettingsSection } from './install-section.ts'
 export { SCOPES_KEY } from './document.ts'

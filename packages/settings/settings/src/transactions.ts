@@ -13,7 +13,10 @@ import { checkPayload, deriveSection, type WriteMode, type WritePayload } from '
  * provider reads the freshest stored document, passes it to `apply`, stores
  * what `apply` returns (nothing to store when it returns `current` itself),
  * then calls `commit` before it leaves the critical section. Throwing before
- * `commit` aborts every write of the transaction with that error.
+ * `commit` aborts every write of the transaction with that error. `apply` may
+ * be called again (the store changed under the first result); only the last
+ * result counts. Callers are told their outcome once `transact` has returned,
+ * so nothing the provider holds (a lock) outlives an awaited write.
  */
 export interface SettingsTransaction {
   /** Fold in outside changes, then derive, check and validate the queued writes. Never throws. */
@@ -119,27 +122,26 @@ export class WriteRunner {
       for (const write of group) write.reject(disposedBeforeRun(write))
       return
     }
-    let committed = false
+    let settle: (() => void) | undefined
     const invariants: unknown[] = []
     const transaction: SettingsTransaction = {
       apply: (current) => this.applyGroup(group, current, invariants),
       commit: () => {
-        if (committed) return
-        committed = true
-        this.commitGroup(group, invariants)
+        settle ??= this.commitGroup(group, invariants)
       },
     }
     try {
       await this.backend.transact(transaction)
       transaction.commit()
     } catch (error) {
-      if (committed) {
-        this.engine.logger.warn('settings: the provider failed after committing a transaction', error)
+      if (!settle) {
+        for (const write of group) write.reject(write.failure ?? error)
         return
       }
-      committed = true
-      for (const write of group) write.reject(write.failure ?? error)
+      this.engine.logger.warn('settings: the provider failed after committing a transaction', error)
     }
+    // Callers hear their outcome only once the provider has left its critical section (its lock is released).
+    settle!()
   }
 
   /** Inside the provider's critical section: fold in outside changes, then derive every write in order. */
@@ -214,21 +216,27 @@ export class WriteRunner {
     }
   }
 
-  /** After the provider stored the group: commit each write in order and settle its caller. */
-  private commitGroup(group: PendingWrite[], foldInvariants: unknown[]): void {
+  /**
+   * After the provider stored the group: commit each write in order. Returns
+   * how to tell each caller its outcome, which runs once the provider's
+   * transaction has returned.
+   */
+  private commitGroup(group: PendingWrite[], foldInvariants: unknown[]): () => void {
+    const outcomes: (() => void)[] = []
     for (const write of group) {
       if (write.failure !== undefined || !write.outcome) {
-        write.reject(write.failure ?? new Error(`settings provider committed ${write.label} without applying it`))
+        const error = write.failure ?? new Error(`settings provider committed ${write.label} without applying it`)
+        outcomes.push(() => write.reject(error))
         continue
       }
       if (this.engine.stopped) {
-        write.resolve()
+        outcomes.push(() => write.resolve())
         continue
       }
       const invariants = foldInvariants.splice(0)
       this.engine.commitSection(write.key, write.outcome!, invariants)
-      if (invariants.length) write.reject(invariants[0])
-      else write.resolve()
+      outcomes.push(invariants.length ? () => write.reject(invariants[0]) : () => write.resolve())
     }
+    return () => outcomes.forEach((settle) => settle())
   }
 }

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto'
+import { chmod, copyFile, constants, link, mkdir, readdir, unlink } from 'node:fs/promises'
+import { basename, extname, join } from 'node:path'
+
+/** How many replaced versions of the document are kept, and for how long. */
+export interface HistoryLimits {
+  /** The newest versions kept; older ones are removed. */
+  keep: number
+  /** Versions older than this many days are removed, however few there are. */
+  maxAgeDays: number
+}
+
+/** One kept version of the document. */
+export interface HistoryEntry {
+  /** Absolute path of the kept file. */
+  path: string
+  /** When the version was replaced (from its name). */
+  replacedAt: Date
+}
+
+const STAMP = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/
+
+/** `20261202T014509123Z`: sortable as text, valid in every file system's names. */
+export function historyStamp(date: Date): string {
+  return date.toISOString().replace(/[-:.]/g, '')
+}
+
+function parseStamp(stamp: string): Date | undefined {
+  const match = STAMP.exec(stamp)
+  if (!match) return undefined
+  const [, year, month, day, hour, minute, second, ms] = match.map(Number) as number[]
+  return new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, ms!))
+}
+
+/**
+ * The `history/` folder beside a document: before a write replaces the
+ * document, the version it replaces is linked there (a hard link copies
+ * nothing, and also keeps whatever an editor writes late into the old file).
+ * Entries are named `<stem>.<stamp>.<random><ext>`, so they sort by time and
+ * keep the document's extension for editors.
+ */
+export class DocumentHistory {
+  readonly directory: string
+  private readonly stem: string
+  private readonly extension: string
+
+  /** @param document - the real (symlink-resolved) document path; the folder is `history/` beside it. */
+  constructor(document: string, private readonly limits: HistoryLimits) {
+    this.directory = join(document, '..', 'history')
+    this.extension = extname(document)
+    this.stem = basename(document, this.extension)
+  }
+
+  /**
+   * Keep the file now at `document` as a version: link it (copy where links
+   * are not possible). The caller checks that what was kept is the version it read.
+   * @returns the kept file's path, and whether it is a link (a copy cannot witness later writes into the old file).
+   */
+  async keep(document: string, now = new Date()): Promise<{ path: string; linked: boolean }> {
+    await mkdir(this.directory, { recursive: true, mode: 0o700 })
+    const entry = join(this.directory, `${this.stem}.${historyStamp(now)}.${randomBytes(4).toString('hex')}${this.extension}`)
+    try {
+      await link(document, entry)
+      return { path: entry, linked: true }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EMLINK') throw error
+    }
+    await copyFile(document, entry, constants.COPYFILE_EXCL)
+    return { path: entry, linked: false }
+  }
+
+  /** Make a kept version owner-only, once the document no longer shares its file. */
+  async seal(entry: string): Promise<void> {
+    await chmod(entry, 0o600).catch(() => {})
+  }
+
+  /** Drop an entry that turned out not to be a replaced version. */
+  async discard(entry: string): Promise<void> {
+    await unlink(entry).catch(() => {})
+  }
+
+  /** Every kept version, oldest first. */
+  async list(): Promise<HistoryEntry[]> {
+    let names: string[]
+    try {
+      names = await readdir(this.directory)
+    } catch {
+      return []
+    }
+    const prefix = `${this.stem}.`
+    const entries: HistoryEntry[] = []
+    for (const name of names) {
+      if (!name.startsWith(prefix) || !name.endsWith(this.extension)) continue
+      const middle = name.slice(prefix.length, name.length - this.extension.length).split('.')
+      if (middle.length !== 2 || !/^[0-9a-f]{8}$/.test(middle[1]!)) continue
+      const replacedAt = parseStamp(middle[0]!)
+      if (replacedAt) entries.push({ path: join(this.directory, name), replacedAt })
+    }
+    return entries.sort((a, b) => a.replacedAt.getTime() - b.replacedAt.getTime() || a.path.localeCompare(b.path))
+  }
+
+  /** Remove versions beyond the newest `keep` and those older than `maxAgeDays`. */
+  async prune(now = new Date()): Promise<number> {
+    const entries = await this.list()
+    const oldest = now.getTime() - this.limits.maxAgeDays * 86_400_000
+    const excess = Math.max(0, entries.length - this.limits.keep)
+    let removed = 0
+    for (const [index, entry] of entries.entries()) {
+      if (index >= excess && entry.replacedAt.getTime() >= oldest) continue
+      await unlink(entry.path).catch(() => {})
+      removed++
+    }
+    return removed
+  }
+}

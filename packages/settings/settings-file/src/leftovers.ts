@@ -1,0 +1,79 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { readdir, stat, unlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import { hostFacts, isOwnerGone, type HostFacts, type LockOwner } from './owner.ts'
+
+/**
+ * Temp files and claims that writers leave when they die mid-step, and how the
+ * next writer recognizes and removes them. Every temp file is named after the
+ * file it stands in for and after its writer, so a leftover can be judged by
+ * whether its writer is certainly gone: a live writer's temp is never touched.
+ */
+
+/** Old-format temp files (no writer in the name) older than this are removed. */
+const ANONYMOUS_TEMP_MAX_AGE_MS = 10 * 60_000
+
+/** A short tag of this host (name and boot), so temps of another host sharing the folder are never judged here. */
+export function hostTag(facts: Pick<HostFacts, 'hostname' | 'boot'>): string {
+  return createHash('sha256').update(`${facts.hostname}\0${facts.boot ?? ''}`).digest('hex').slice(0, 8)
+}
+
+/** The name of a temp file standing in for `base`, written by `owner`: hidden, and ending in `.tmp`. */
+export function tempName(base: string, owner: LockOwner): string {
+  return `.${base}.${hostTag(owner)}.${owner.pid}.${owner.startTime ?? 'x'}.${randomBytes(6).toString('hex')}.tmp`
+}
+
+const TEMP = /^\.(.+)\.([0-9a-f]{8})\.(\d+)\.(\d+|x)\.[0-9a-f]{12}\.tmp$/
+const ANONYMOUS_TEMP = /^\.(.+)\.[0-9a-f]{16}\.tmp$/
+
+/** What a sweep removed. */
+export interface Swept {
+  temps: string[]
+  claims: string[]
+}
+
+/**
+ * Remove from `directory` the leftovers of writers that died: temp files of
+ * `documentBase` and of its lock whose writer is certainly gone, old anonymous
+ * temp files, and (only when `holdingLock`) every claim of the lock, which
+ * nobody needs while a live writer holds it.
+ */
+export async function sweepLeftovers(directory: string, documentBase: string, holdingLock: boolean, facts: HostFacts = hostFacts()): Promise<Swept> {
+  const lockBase = `${documentBase}.lock`
+  const ours = (base: string) => base === documentBase || base === lockBase || base.startsWith(`${lockBase}.claim-`)
+  const tag = hostTag(facts)
+  const swept: Swept = { temps: [], claims: [] }
+  let names: string[]
+  try {
+    names = await readdir(directory)
+  } catch {
+    return swept
+  }
+  for (const name of names) {
+    const temp = TEMP.exec(name)
+    if (temp && ours(temp[1]!)) {
+      if (temp[2] !== tag) continue
+      const owner: LockOwner = { pid: Number(temp[3]), ...facts, ...(temp[4] === 'x' ? {} : { startTime: temp[4]! }) }
+      delete owner.boot // the tag already matched this boot
+      if (isOwnerGone(owner, facts) && (await remove(join(directory, name)))) swept.temps.push(name)
+      continue
+    }
+    const anonymous = ANONYMOUS_TEMP.exec(name)
+    if (anonymous && ours(anonymous[1]!)) {
+      const info = await stat(join(directory, name)).catch(() => undefined)
+      if (info && Date.now() - info.mtimeMs > ANONYMOUS_TEMP_MAX_AGE_MS && (await remove(join(directory, name)))) swept.temps.push(name)
+      continue
+    }
+    if (holdingLock && name.startsWith(`${lockBase}.claim-`) && (await remove(join(directory, name)))) swept.claims.push(name)
+  }
+  return swept
+}
+
+async function remove(path: string): Promise<boolean> {
+  try {
+    await unlink(path)
+    return true
+  } catch {
+    return false
+  }
+}
