@@ -1,3 +1,5 @@
+import type { LockOwner } from './owner.ts'
+
 /** The settings document cannot be used: unreadable, unparsable, of an unsupported kind, or not a map. */
 export class SettingsDocumentError extends Error {
   override readonly name = 'SettingsDocumentError'
@@ -11,14 +13,6 @@ export class SettingsDocumentError extends Error {
   ) {
     super(message)
   }
-}
-
-/** Who held the document lock, as its lock file records. */
-export interface LockOwner {
-  pid: number
-  hostname: string
-  /** The owner process's start time (from /proc where available), to tell a reused pid apart. */
-  startTime?: string
 }
 
 /** A writer could not take the document lock in time; another process holds it. */

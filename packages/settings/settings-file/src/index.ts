@@ -1,6 +1,8 @@
 import { FileSettingsProvider } from './provider.ts'
 
 export { FileSettingsProvider }
-export { SettingsDocumentError, SettingsLockTimeoutError, type LockOwner } from './errors.ts'
+export type { FileStep } from './provider.ts'
+export { SettingsDocumentError, SettingsLockTimeoutError } from './errors.ts'
+export type { LockOwner } from './owner.ts'
 export { resolveDocumentPath, resolveHome } from 'dsh-home'
 export default FileSettingsProvider

@@ -12,14 +12,13 @@ function put(map: Sections, key: string, present: boolean, value: unknown): void
   else delete map[key]
 }
 
-/** Fold into `into` the sections of one level (`scope` names which) that `late` changed relative to `base`. */
+/** Fold into `into` the sections of one level that `late` added or changed relative to `base`. */
 function foldLevel(base: Sections, late: Sections, into: Sections): boolean {
   let changed = false
-  const keys = new Set([...Object.keys(base), ...Object.keys(late)])
-  for (const key of keys) {
-    const inLate = own(late, key)
-    if (own(base, key) === inLate && equal(base[key], late[key])) continue
-    put(into, key, inLate, late[key])
+  // A section missing from the late file is kept: a save cut short is far likelier than a deletion timed with a write.
+  for (const key of Object.keys(late)) {
+    if (own(base, key) && equal(base[key], late[key])) continue
+    put(into, key, true, late[key])
     changed = true
   }
   return changed
@@ -29,9 +28,10 @@ function foldLevel(base: Sections, late: Sections, into: Sections): boolean {
  * A late edit: an editor wrote into the file this provider had just replaced,
  * so its bytes landed in the kept old version instead of the document. Merge it
  * at section level: every section (a global namespace, or one namespace of one
- * scope) the editor changed relative to the version it started from (`base`) is
- * taken from the editor (`late`); every other section keeps what the document
- * holds now (`current`), which includes the writes made meanwhile.
+ * scope) the editor added or changed relative to the version it started from
+ * (`base`) is taken from the editor (`late`); every other section keeps what the
+ * document holds now (`current`), which includes the writes made meanwhile. A
+ * section the late file lacks is kept, never removed.
  * @returns the merged document, or `current` itself when the editor changed nothing.
  */
 export function mergeLateEdit(base: Sections, late: Sections, current: Sections): Sections {
@@ -45,13 +45,13 @@ export function mergeLateEdit(base: Sections, late: Sections, current: Sections)
   const baseScopes = isMap(base[SCOPES_KEY]) ? base[SCOPES_KEY] : {}
   const lateScopes = isMap(late[SCOPES_KEY]) ? late[SCOPES_KEY] : {}
   const scopes: Sections = isMap(current[SCOPES_KEY]) ? { ...current[SCOPES_KEY] } : {}
-  for (const scope of new Set([...Object.keys(baseScopes), ...Object.keys(lateScopes)])) {
+  for (const scope of Object.keys(lateScopes)) {
     const from = isMap(baseScopes[scope]) ? baseScopes[scope] : {}
     const to = isMap(lateScopes[scope]) ? lateScopes[scope] : {}
     const into: Sections = isMap(scopes[scope]) ? { ...scopes[scope] } : {}
     if (!foldLevel(from, to, into)) continue
     changed = true
-    put(scopes, scope, Object.keys(into).length > 0 || own(lateScopes, scope), into)
+    put(scopes, scope, true, into)
   }
   if (!changed) return current
   if (own(current, SCOPES_KEY) || Object.keys(scopes).length) put(merged, SCOPES_KEY, true, scopes)

@@ -295,8 +295,6 @@ export class FileSettingsProvider extends SettingsProvider {
     const target = await writeTarget(this.file)
     // An editor's late write into the version the previous write replaced is the freshest user edit there is.
     const late = await this.takeLateEdit(target)
-    /** A version recovered from the kept file: derive from it instead of the document (which holds our own write). */
-    let recovered: { version: FileVersion; over: FileVersion } | undefined
     for (let attempt = 1; ; attempt++) {
       if (attempt > MAX_ATTEMPTS) {
         throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file} kept changing while it was being written (${MAX_ATTEMPTS} attempts); nothing was written`, this.file)
@@ -305,22 +303,20 @@ export class FileSettingsProvider extends SettingsProvider {
       const onDisk = await this.readSettled(target)
       const reason = readOnlyReason(target)
       if (reason) throw new SettingsStoreError('SETTINGS_READ_ONLY', `settings document ${this.file} is read-only: ${reason}; nothing was written`, this.file)
-      const useRecovered = recovered !== undefined && sameSignature(onDisk, recovered.over)
-      const base = useRecovered ? recovered!.version : onDisk
-      recovered = undefined
       // An unparsable document refuses the write and stays exactly as the user left it.
-      const parsed = this.parse(base.text ?? '')
-      const current = late && !useRecovered ? mergeLateEdit(late.base, late.data, parsed.data) : parsed.data
+      const parsed = this.parse(onDisk.text ?? '')
+      const current = late ? mergeLateEdit(late.base, late.data, parsed.data) : parsed.data
       const next = derive(current as SettingsDocument)
-      if (next === parsed.data && !useRecovered) {
+      if (next === parsed.data) {
         this.seen = onDisk
         return undefined
       }
-      const rendered = renderDocument(this.format, base.text ?? '', parsed, next)
+      const rendered = renderDocument(this.format, onDisk.text ?? '', parsed, next)
       if (!rendered.preserved) this.ctx.logger('settings').warn(`settings: ${this.file} could not be edited in place and was rendered afresh`)
       const temp = await writeTemp(target, rendered.text, onDisk === ABSENT ? { writer: this.writer } : { mode: onDisk.mode, uid: onDisk.uid, gid: onDisk.gid, writer: this.writer })
       let kept: { path: string; linked: boolean } | undefined
       try {
+        if (!(await lock.holds())) throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file}: the lock was taken over during the write; nothing was written`, this.file)
         await this.step('check')
         if (!(await holdsVersion(target, onDisk))) continue
         await this.step('keep')
@@ -331,7 +327,7 @@ export class FileSettingsProvider extends SettingsProvider {
           kept = undefined
           continue
         }
-        if (!(await lock.holds())) throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file}: the lock was taken over during the write; nothing was written`, this.file)
+        // The last check is the one just above: from here to the rename is the gap POSIX leaves (no compare-and-rename).
         await this.step('rename')
         // A new document is placed only if nobody created one meanwhile.
         if (onDisk === ABSENT ? !(await placeNew(temp, target)) : (await replaceWith(temp, target), false)) continue
@@ -342,18 +338,10 @@ export class FileSettingsProvider extends SettingsProvider {
         await unlink(temp).catch(() => {})
       }
       await this.step('renamed')
-      const written = await statVersion(target)
-      this.seen = { ...written, text: rendered.text }
+      this.seen = { ...(await statVersion(target)), text: rendered.text }
       this.parsed = rendered.parsed ? { text: rendered.text, result: rendered.parsed } : undefined
-      if (kept) {
-        // An in-place save that landed in the old file between the check and the rename: derive again from it.
-        if (kept.linked && !(await holdsVersion(kept.path, onDisk))) {
-          recovered = { version: await this.readStable(kept.path), over: written }
-          await this.settleKept(kept.path, true)
-          continue
-        }
-        await this.settleKept(kept.path, !kept.linked, onDisk, parsed.data)
-      }
+      // An in-place save that lands in the old file from the last check on is folded in as a late edit.
+      if (kept) await this.settleKept(kept, onDisk, parsed.data)
       return { document: next, text: rendered.text }
     }
   }
@@ -384,21 +372,25 @@ export class FileSettingsProvider extends SettingsProvider {
 
   /**
    * After a replace: seal and prune the kept version, and watch it for an
-   * editor's late write (`watchFor` given), or drop a witness that has served.
+   * editor's late write (a copy cannot be watched, nor a witness kept). The
+   * watch starts from the version read, so a save that landed between the last
+   * check and the replace counts as late too.
    */
-  private async settleKept(kept: string, recoveredFrom: boolean, version?: FileVersion, data?: Record<string, unknown>): Promise<void> {
-    const witness = !this.history
+  private async settleKept(kept: { path: string; linked: boolean }, read: FileVersion, data: Record<string, unknown>): Promise<void> {
     await this.forgetReplaced()
     if (this.history) {
-      await this.history.seal(kept)
+      await this.history.seal(kept.path)
       await this.history.prune()
     }
-    if (recoveredFrom || !version || !data) {
-      if (witness) await unlink(kept).catch(() => {})
-      return
-    }
-    this.replaced = { path: kept, version: await statVersion(kept), data, witness, until: Date.now() + LATE_WINDOW_MS }
+    if (!kept.linked) return
+    this.replaced = { path: kept.path, version: read, data, witness: !this.history, until: Date.now() + LATE_WINDOW_MS }
+    this.scheduleLateCheck()
+  }
+
+  /** Look at the last replaced version again soon, while it is watched. */
+  private scheduleLateCheck(): void {
     clearTimeout(this.lateCheck)
+    if (!this.replaced || this.closed) return
     this.lateCheck = setTimeout(() => void this.reload(false), this.options.settleMs * 2)
     this.lateCheck.unref?.()
   }
@@ -418,7 +410,13 @@ export class FileSettingsProvider extends SettingsProvider {
       await this.forgetReplaced()
       return false
     }
-    return !sameSignature(await statVersion(replaced.path), replaced.version)
+    const now = await statVersion(replaced.path)
+    // A kept version another writer pruned is gone, not edited.
+    if (now === ABSENT) {
+      await this.forgetReplaced()
+      return false
+    }
+    return !sameSignature(now, replaced.version)
   }
 
   /**
@@ -433,8 +431,10 @@ export class FileSettingsProvider extends SettingsProvider {
     try {
       data = parseSettings(version.text ?? '', this.format, target).data
     } catch {
-      return undefined
+      return undefined // still being written, or broken: looked at again until the window closes
     }
+    // No sections at all: a save that has only truncated so far (or died there), never merged in.
+    if (!Object.keys(data).length) return undefined
     await this.forgetReplaced()
     this.ctx.logger('settings').warn(`settings: an editor wrote ${this.file} while it was being replaced; its changes are folded in`)
     return { base: replaced.data, data }
@@ -444,6 +444,8 @@ export class FileSettingsProvider extends SettingsProvider {
   private async rescueLateEdit(): Promise<void> {
     const stored = await this.locked((lock) => this.store(lock, (current) => current))
     if (stored && !this.closed) this.publish(stored.document)
+    // A save still under way is looked at again.
+    else if (!stored) this.scheduleLateCheck()
   }
 }
 

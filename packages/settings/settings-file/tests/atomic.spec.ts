@@ -1,5 +1,5 @@
 /**
- * writeFileAtomic: exclusive-create a random temp sibling (mode 0600), write, fsync, rename over
+ * writeFileAtomic: exclusive-create a temp sibling named after its writer (mode 0600), write, fsync, rename over
  * the target, fsync the directory; clean the temp up on failure.
  *
  * What these tests prove:
@@ -25,7 +25,9 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { writeFileAtomic } from '../src/atomic.ts'
+import { placeNew, writeFileAtomic, writeTemp } from '../src/atomic.ts'
+import { tempName as tempNameOf } from '../src/leftovers.ts'
+import { currentOwner } from '../src/owner.ts'
 
 /** When set, `randomBytes` returns this many-times-repeated byte instead of random ones. */
 const pinned = vi.hoisted(() => ({ byte: undefined as number | undefined }))
@@ -84,6 +86,27 @@ describe('writeFileAtomic', () => {
     expect(await readdir(dir)).toEqual(['settings.yaml'])
   })
 
+  it('gives the replacement the mode it is asked for (the provider passes the replaced file\'s)', async () => {
+    const file = join(dir, 'settings.yaml')
+    await writeFile(file, 'old: 1\n', { mode: 0o640 })
+    await chmod(file, 0o640)
+    await writeFileAtomic(file, 'new: 1\n', { mode: 0o640 })
+    expect(await mode(file)).toBe(0o640)
+    expect(await temps(dir)).toEqual([])
+  })
+
+  it('places a new file only where none exists, leaving an existing one alone', async () => {
+    const file = join(dir, 'settings.yaml')
+    const first = await writeTemp(file, 'first: 1\n')
+    expect(await placeNew(first, file)).toBe(true)
+    const second = await writeTemp(file, 'second: 1\n')
+    expect(await placeNew(second, file)).toBe(false)
+    expect(await readFile(file, 'utf8')).toBe('first: 1\n')
+    await rm(first)
+    await rm(second)
+    expect(await temps(dir)).toEqual([])
+  })
+
   it('writes empty and non-ASCII text byte for byte', async () => {
     const file = join(dir, 'settings.json')
     await writeFileAtomic(file, '')
@@ -137,7 +160,9 @@ describe('writeFileAtomic', () => {
   it('refuses to follow a symlink planted at its temp name (exclusive create)', async () => {
     pinned.byte = 0xab
     const target = join(dir, 'settings.yaml')
-    const tempName = `.settings.yaml.${'ab'.repeat(8)}.tmp`
+    // With randomBytes pinned, the name the write will pick is known in advance.
+    const tempName = tempNameOf('settings.yaml', currentOwner())
+    expect(tempName).toContain('abababababab')
     const victim = join(dir, 'victim.txt')
     await writeFile(victim, 'victim content')
     await symlink(victim, join(dir, tempName))
@@ -159,7 +184,8 @@ describe('writeFileAtomic', () => {
     pinned.byte = 0x01
     const target = join(dir, 'settings.yaml')
     // Occupy the pinned temp name with a regular file: the write refuses, so the name is observable.
-    const tempName = `.settings.yaml.${'01'.repeat(8)}.tmp`
+    const tempName = tempNameOf('settings.yaml', currentOwner())
+    expect(tempName).toMatch(/^\.settings\.yaml\.[0-9a-f]{8}\.\d+\.(\d+|x)\.010101010101\.tmp$/)
     await writeFile(join(dir, tempName), 'occupied')
     await expect(writeFileAtomic(target, 'x: 1\n')).rejects.toMatchObject({ code: 'EEXIST' })
     expect(await readFile(join(dir, tempName), 'utf8')).toBe('occupied')

@@ -225,7 +225,7 @@ describe('several processes writing one document', () => {
     // just after, and disposal waits for that.
     await here.dispose()
     expect(existsSync(lockPath)).toBe(false)
-    expect(await readdir(dir)).toEqual(['settings.yaml'])
+    expect(await readdir(dir)).toEqual(['history', 'settings.yaml'])
   })
 
   it('leaves no temp or lock files once all writers have finished and the providers are disposed', { timeout: 60_000 }, async () => {
@@ -237,7 +237,7 @@ describe('several processes writing one document', () => {
     await resultsOf(children)
     await here.dispose()
 
-    expect(await readdir(dir)).toEqual(['settings.yaml'])
+    expect(await readdir(dir)).toEqual(['history', 'settings.yaml'])
     const document = await readDocument()
     expect(Object.keys(document).sort()).toEqual(['local', 'writer-0', 'writer-1', 'writer-2'])
     expect(Object.keys(document.local.values)).toHaveLength(20)

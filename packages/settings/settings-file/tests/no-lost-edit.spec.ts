@@ -1,0 +1,169 @@
+/**
+ * No lost edit: a write replaces the document only if it still holds the version the write read,
+ * and an editor's save that races a write (by rename, or in place) ends up in the document.
+ * Each race is forced at an exact step of the write through the provider's step hook.
+ */
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import Schema from 'schemastery'
+import { parse } from 'yaml'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { SettingsScope } from 'dsh-settings'
+import { deferred } from 'dsh-testing'
+import { eventually, tempDir } from './file-harness.ts'
+import { bootProbed, editorSaves, truncateNow, type Probed, type StepHooks } from './probed.ts'
+
+const sectionSchema = Schema.object({ n: Schema.natural().default(0), label: Schema.string().default('none'), token: Schema.string().role('secret') })
+
+const START = [
+  '# the user keeps notes here',
+  'mine:',
+  '  n: 1',
+  'hand:',
+  '  label: first # a comment',
+  '  token: s3cret-hand',
+  'other:',
+  '  n: 7',
+  '',
+].join('\n')
+
+let dir: string
+let file: string
+let cleanup: () => Promise<void>
+let probed: Probed | undefined
+let hooks: StepHooks
+
+beforeEach(async () => {
+  ;({ dir, cleanup } = await tempDir())
+  file = join(dir, 'settings.yaml')
+  await writeFile(file, START)
+  hooks = {}
+})
+afterEach(async () => {
+  await probed?.dispose()
+  probed = undefined
+  await cleanup()
+})
+
+type Section = ReturnType<typeof sectionSchema>
+
+async function boot(config: Record<string, unknown> = {}): Promise<Record<string, SettingsScope<Section>>> {
+  probed = await bootProbed({ path: file, watch: false, ...config }, hooks)
+  const scopes: Record<string, SettingsScope<Section>> = {}
+  await probed.root.inject(['settings'], (ctx) => {
+    for (const ns of ['mine', 'hand', 'other']) scopes[ns] = ctx.settings.register(ns, sectionSchema)
+  })
+  return scopes
+}
+
+const document = async () => parse(await readFile(file, 'utf8')) as Record<string, Record<string, unknown>>
+const handEdit = (label: string) => START.replace('label: first', `label: ${label}`)
+
+/** Run `edit` the first time the write reaches `step`, and no more. */
+function once(step: keyof StepHooks, edit: () => Promise<void>): void {
+  let done = false
+  hooks[step] = async () => {
+    if (done) return
+    done = true
+    await edit()
+  }
+}
+
+describe('an editor saving by rename while a write runs', () => {
+  it.each(['read', 'check', 'keep'] as const)('keeps both the save and the write when the save lands at step %s', async (step) => {
+    const scopes = await boot()
+    once(step, () => editorSaves.rename(file, handEdit('by-rename')))
+    await scopes.mine!.update({ n: 2 })
+    const doc = await document()
+    expect(doc.mine).toEqual({ n: 2 })
+    expect(doc.hand).toEqual({ label: 'by-rename', token: 's3cret-hand' })
+    expect(doc.other).toEqual({ n: 7 })
+    // The user's bytes stay: the comments too.
+    expect(await readFile(file, 'utf8')).toContain('label: by-rename # a comment')
+    expect(await readFile(file, 'utf8')).toContain('# the user keeps notes here')
+    // The seam saw the hand edit as an outside change.
+    expect(scopes.hand!.get().label).toBe('by-rename')
+  })
+
+  it('retries a bounded number of times, then fails loud with nothing written', async () => {
+    const scopes = await boot()
+    let round = 0
+    hooks.check = () => editorSaves.rename(file, handEdit(`round-${++round}`))
+    const error = await scopes.mine!.update({ n: 2 }).catch((failure: unknown) => failure)
+    expect(error).toMatchObject({ name: 'SettingsStoreError', code: 'SETTINGS_STORE_BUSY', store: file })
+    expect((error as Error).message).toContain(file)
+    expect((await document()).mine).toEqual({ n: 1 })
+    expect(round).toBeGreaterThan(1)
+  })
+})
+
+describe('an editor saving in place (truncate, then write) while a write runs', () => {
+  it('waits for the save to finish when the write reads the truncated file, and keeps both', async () => {
+    const scopes = await boot({ settleMs: 200 })
+    const seen: string[] = []
+    scopes.hand!.watch((next) => void seen.push(next.label))
+    const editor = await truncateNow(file)
+    const written = scopes.mine!.update({ n: 2 })
+    // The write is waiting for the empty file to settle; the editor finishes its save meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    await editor.finish(handEdit('in-place'))
+    await written
+    const doc = await document()
+    expect(doc).toEqual({ mine: { n: 2 }, hand: { label: 'in-place', token: 's3cret-hand' }, other: { n: 7 } })
+    expect(await readFile(file, 'utf8')).toContain('# the user keeps notes here')
+    // The hand section never went back to its defaults on the way.
+    expect(seen).toEqual(['in-place'])
+  })
+
+  it('folds in a save that lands in the old file between the last check and the replace', async () => {
+    const scopes = await boot({ settleMs: 30 })
+    // At the replace step, the version read is linked in history: an in-place save now writes into that file.
+    once('rename', () => editorSaves.inPlace(file, handEdit('raced-rename')))
+    await scopes.mine!.update({ n: 2 })
+    await eventually(async () => expect(await document()).toEqual({ mine: { n: 2 }, hand: { label: 'raced-rename', token: 's3cret-hand' }, other: { n: 7 } }))
+    await eventually(() => expect(scopes.hand!.get().label).toBe('raced-rename'))
+    expect(probed!.logs.join('\n')).toContain('folded in')
+  })
+
+  it('folds in a save that finishes into the old file after the replace (a late write)', async () => {
+    const scopes = await boot({ settleMs: 30 })
+    const late = deferred<{ finish(text: string): Promise<void> }>()
+    // The editor opened (and truncated) the document just before the rename; its bytes arrive after it.
+    once('rename', async () => late.resolve(await truncateNow(file)))
+    await scopes.mine!.update({ n: 2 })
+    await (await late.promise).finish(handEdit('late'))
+    await eventually(async () => expect(await document()).toEqual({ mine: { n: 2 }, hand: { label: 'late', token: 's3cret-hand' }, other: { n: 7 } }))
+    await eventually(() => expect(scopes.hand!.get().label).toBe('late'))
+    expect(scopes.mine!.get().n).toBe(2)
+  })
+
+  it('ignores a late write that leaves no sections (a save that died after its truncate)', async () => {
+    const scopes = await boot({ settleMs: 20 })
+    const late = deferred<{ finish(text: string): Promise<void> }>()
+    once('rename', async () => late.resolve(await truncateNow(file)))
+    await scopes.mine!.update({ n: 2 })
+    await (await late.promise).finish('')
+    // Another write after the window for late edits was checked: nothing vanished.
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    await scopes.other!.update({ n: 8 })
+    expect(await document()).toEqual({ mine: { n: 2 }, hand: { label: 'first', token: 's3cret-hand' }, other: { n: 8 } })
+  })
+})
+
+describe('what a write leaves behind', () => {
+  it('releases the lock before the awaited write resolves', async () => {
+    const scopes = await boot()
+    for (let i = 2; i < 6; i++) {
+      await scopes.mine!.update({ n: i })
+      expect((await readdir(dir)).filter((name) => name.endsWith('.lock'))).toEqual([])
+    }
+  })
+
+  it('keeps the mode the user gave the document', async () => {
+    const { chmod } = await import('node:fs/promises')
+    await chmod(file, 0o640)
+    const scopes = await boot()
+    await scopes.mine!.update({ n: 2 })
+    expect((await stat(file)).mode & 0o777).toBe(0o640)
+  })
+})
