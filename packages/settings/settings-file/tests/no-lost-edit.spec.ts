@@ -150,6 +150,21 @@ describe('an editor saving in place (truncate, then write) while a write runs', 
   })
 })
 
+describe('reloads', () => {
+  it('never publish the truncated file an in-place save passes through', async () => {
+    const scopes = await boot({ watch: true, debounceMs: 10, recheckMs: 0, settleMs: 300 })
+    const seen: string[] = []
+    scopes.hand!.watch((next) => void seen.push(next.label))
+    const editor = await truncateNow(file)
+    // The watcher sees the truncate, debounces, reads an empty file that is younger than settleMs, and waits.
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    await editor.finish(handEdit('saved'))
+    await eventually(() => expect(scopes.hand!.get().label).toBe('saved'))
+    expect(seen).toEqual(['saved'])
+    expect(scopes.other!.get().n).toBe(7)
+  })
+})
+
 describe('what a write leaves behind', () => {
   it('releases the lock before the awaited write resolves', async () => {
     const scopes = await boot()

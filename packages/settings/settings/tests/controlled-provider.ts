@@ -14,6 +14,8 @@ export class ControlledProvider extends SettingsProvider {
   gate: Promise<void> | undefined
   /** When set, a transaction waits for it after `apply` and before storing the result. */
   persistGate: Promise<void> | undefined
+  /** When set, a transaction waits for it after `commit` and before it returns (a lock being released, say). */
+  leaveGate: Promise<void> | undefined
   /** When set, the next persist throws it (after `apply` ran). */
   failNextPersist: Error | undefined
   /** Called with every document the provider is asked to persist. */
@@ -60,6 +62,7 @@ export class ControlledProvider extends SettingsProvider {
         this.persistCount++
       }
       transaction.commit()
+      if (this.leaveGate) await this.leaveGate
     })
     this.chain = run.catch(() => {})
     return run

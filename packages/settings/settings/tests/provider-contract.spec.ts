@@ -2,7 +2,7 @@ import { Context } from 'cordis'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import { boot, bootControlled, type Harness } from './harness.ts'
+import { boot, bootControlled, deferred, type Harness } from './harness.ts'
 import type { ControlledProvider } from './controlled-provider.ts'
 
 const schema = () => Schema.object({ size: Schema.number().default(1) })
@@ -43,6 +43,26 @@ describe('provider contract and metadata', () => {
     await h.mount((ctx) => ctx.settings.register('alpha', schema()))
     await provider.update('alpha', { size: 3 })
     expect(provider.stored).toEqual({ alpha: { size: 3 }, scopes: { 'preset/odd': 'oops' } })
+  })
+
+  it('tells a writer its outcome only once the provider has left its critical section', async () => {
+    h = await bootControlled({ document: { alpha: { size: 2 } } })
+    const provider = h.provider as ControlledProvider
+    await h.mount((ctx) => ctx.settings.register('alpha', schema()))
+    const leave = deferred()
+    provider.leaveGate = leave.promise
+    const committed = deferred()
+    h.root.on('settings/updated', () => committed.resolve())
+    let resolved = false
+    const write = provider.update('alpha', { size: 3 }).then(() => (resolved = true))
+    // Committed (value and events) while the provider still holds its critical section...
+    await committed.promise
+    expect(provider.get('alpha')).toEqual({ size: 3 })
+    expect(resolved).toBe(false)
+    // ...and resolved only after it left.
+    leave.resolve()
+    await write
+    expect(resolved).toBe(true)
   })
 
   it('runs one transaction for a burst of writes across namespaces (group commit)', async () => {
