@@ -29,6 +29,8 @@ interface Slot {
 export class WriterPool {
   /** The highest acknowledged value per key (`ns/key`). */
   readonly maxAcked = new Map<string, number>()
+  /** Every acknowledged value per key, in the order acknowledged. */
+  readonly ackedValues = new Map<string, number[]>()
   acks = 0
   kills = 0
   restarts = 0
@@ -66,6 +68,11 @@ export class WriterPool {
   /** Whether every key has been acknowledged at least once (every namespace exists in the document). */
   allWritten(): boolean {
     return this.keyIds().every((id) => this.maxAcked.has(id))
+  }
+
+  /** Whether every writer is writing. */
+  allReady(): boolean {
+    return this.slots.length === this.options.writers && this.slots.every((slot) => slot.ready && slot.child.alive())
   }
 
   /** SIGKILL one random writer that is writing; false when none is (all are starting up). */
@@ -118,6 +125,9 @@ export class WriterPool {
       this.acks++
       const value = Number(second)
       if (value > (this.maxAcked.get(first!) ?? 0)) this.maxAcked.set(first!, value)
+      const values = this.ackedValues.get(first!) ?? []
+      values.push(value)
+      this.ackedValues.set(first!, values)
     } else if (tag === 'start') {
       // Every earlier writer of this key is dead, and all its acks were read (restarts wait for 'close').
       const acked = this.maxAcked.get(first!) ?? 0

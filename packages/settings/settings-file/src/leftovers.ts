@@ -13,9 +13,12 @@ import { hostFacts, isOwnerGone, type HostFacts, type LockOwner } from './owner.
 /** Old-format temp files (no writer in the name) older than this are removed. */
 const ANONYMOUS_TEMP_MAX_AGE_MS = 10 * 60_000
 
-/** A short tag of this host (name and boot), so temps of another host sharing the folder are never judged here. */
-export function hostTag(facts: Pick<HostFacts, 'hostname' | 'boot'>): string {
-  return createHash('sha256').update(`${facts.hostname}\0${facts.boot ?? ''}`).digest('hex').slice(0, 8)
+/**
+ * A short tag of this host (name and boot) and pid namespace, so temps of another host, or of
+ * another pid namespace on this one (containers share the kernel's boot id), are never judged here.
+ */
+export function hostTag(facts: Pick<HostFacts, 'hostname' | 'boot' | 'pidns'>): string {
+  return createHash('sha256').update(`${facts.hostname}\0${facts.boot ?? ''}\0${facts.pidns ?? ''}`).digest('hex').slice(0, 8)
 }
 
 /** The name of a temp file standing in for `base`, written by `owner`: hidden, and ending in `.tmp`. */
@@ -54,7 +57,7 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
     if (temp && ours(temp[1]!)) {
       if (temp[2] !== tag) continue
       const owner: LockOwner = { pid: Number(temp[3]), ...facts, ...(temp[4] === 'x' ? {} : { startTime: temp[4]! }) }
-      delete owner.boot // the tag already matched this boot
+      delete owner.boot // the tag already matched this boot (and this pid namespace)
       if (isOwnerGone(owner, facts) && (await remove(join(directory, name)))) swept.temps.push(name)
       continue
     }

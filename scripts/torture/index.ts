@@ -1,0 +1,102 @@
+/**
+ * `pnpm torture [--quick] [--only id,id]`: run timed adversarial scenarios
+ * against the real file provider in real child processes, print one row per
+ * scenario (operations, kills, edits, and what was lost: must be 0), and write
+ * torture-results.json at the repository root. Not part of `pnpm test`.
+ *
+ * `--quick` runs each scenario for a few seconds (CI); the full run takes about
+ * five minutes. The exit code is 1 when any loss or violation count is not 0
+ * or a scenario crashed.
+ */
+import { writeFile } from 'node:fs/promises'
+import { cpus, totalmem } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { faults } from './faults.ts'
+import { handEdits } from './hand-edits.ts'
+import { cleanUpNow } from './harness.ts'
+import { killStorm } from './kill-storm.ts'
+import { lockInterleavings } from './lock-interleavings.ts'
+import { failed, table, verdict, type Row } from './report.ts'
+
+const RESULTS = fileURLToPath(new URL('../../torture-results.json', import.meta.url))
+
+/** A scenario: its id, its title, how many seconds it runs (quick, full), and the run. */
+interface Scenario {
+  id: string
+  title: string
+  seconds: { quick: number; full: number }
+  run(seconds: number): Promise<Row[]>
+}
+
+const scenarios: Scenario[] = [
+  { id: 'kill-storm', title: 'kill storm', seconds: { quick: 12, full: 100 }, run: killStorm },
+  { id: 'hand-edits', title: 'hand edits', seconds: { quick: 12, full: 90 }, run: handEdits },
+  { id: 'lock', title: 'lock interleavings', seconds: { quick: 8, full: 60 }, run: lockInterleavings },
+  // Seconds per fault (three faults).
+  { id: 'faults', title: 'faults', seconds: { quick: 1, full: 8 }, run: faults },
+]
+
+function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {
+  const quick = argv.includes('--quick')
+  const at = argv.indexOf('--only')
+  const only = at >= 0 ? argv[at + 1]?.split(',') : undefined
+  const unknown = only?.filter((id) => !scenarios.some((scenario) => scenario.id === id))
+  if (unknown?.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${scenarios.map((scenario) => scenario.id).join(', ')}`)
+  return { quick, only }
+}
+
+async function main(): Promise<number> {
+  const { quick, only } = parseArgs(process.argv.slice(2))
+  const started = performance.now()
+  const rows: Row[] = []
+  try {
+    for (const scenario of scenarios) {
+      if (only && !only.includes(scenario.id)) continue
+      const seconds = quick ? scenario.seconds.quick : scenario.seconds.full
+      const begin = performance.now()
+      process.stderr.write(`torture: ${scenario.title} (${seconds} s)…`)
+      let produced: Row[]
+      try {
+        produced = await scenario.run(seconds)
+      } catch (error) {
+        console.error(error)
+        const message = error instanceof Error ? error.message : String(error)
+        produced = [{ id: scenario.id, scenario: scenario.title, ops: 0, kills: 0, edits: 0, mustBeZero: {}, figures: {}, status: 'crashed', note: message }]
+      }
+      const elapsed = (performance.now() - begin) / 1000
+      // One figure per scenario run; rows of one run share it.
+      for (const row of produced) rows.push({ ...row, seconds: row.seconds ?? elapsed / produced.length })
+      process.stderr.write(` ${elapsed.toFixed(1)} s: ${produced.map(verdict).join(', ')}\n`)
+    }
+  } finally {
+    cleanUpNow()
+  }
+  const totalMs = performance.now() - started
+  console.log(table(rows))
+  const failing = rows.filter(failed)
+  const skipped = rows.filter((row) => row.status === 'skipped')
+  for (const row of rows) {
+    const notes = (row.detail?.notes as string[] | undefined) ?? []
+    if (failed(row) && notes.length) console.log(`\n${row.scenario}:\n${notes.map((note) => `  - ${note}`).join('\n')}`)
+  }
+  console.log(
+    `\n${failing.length ? `FAILED: ${failing.map((row) => row.scenario).join(', ')}` : `nothing lost: ${rows.length - skipped.length} of ${rows.length} scenarios passed`}` +
+      (skipped.length ? `, ${skipped.length} skipped` : '') +
+      `; ${quick ? 'quick run' : 'full run'}, total ${(totalMs / 1000).toFixed(1)} s; results in ${RESULTS}`,
+  )
+  const results = {
+    date: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    environment: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemoryMB: Math.round(totalmem() / 2 ** 20) },
+    totalMs,
+    passed: failing.length === 0,
+    rows: rows.map((row) => ({ ...row, result: verdict(row) })),
+  }
+  await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n')
+  return failing.length ? 1 : 0
+}
+
+process.exitCode = await main().catch((error: unknown) => {
+  console.error(error)
+  return 2
+})
