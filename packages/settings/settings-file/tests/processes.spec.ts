@@ -228,6 +228,34 @@ describe('several processes writing one document', () => {
     expect(await readdir(dir)).toEqual(['history', 'settings.yaml'])
   })
 
+  it.each([
+    'lock:write-record',
+    'lock:link',
+    'lock:drop-temp',
+    'read',
+    'check',
+    'keep',
+    'rename',
+    'renamed',
+    'lock:release',
+  ])('recovers from a writer SIGKILLed at step %s: the document parses, the next writer gets through, nothing stays behind', { timeout: 30_000 }, async (step) => {
+    await writeFile(file, '# kept\nvictim:\n  n: 0\nother:\n  n: 5\n')
+    const child = startChild('step-killer', [file, 'victim', step])
+    await child.ready
+    child.go()
+    expect(await child.exited).toEqual({ code: null, signal: 'SIGKILL' })
+    // Whatever the child reached, the document is whole: the old version or the new one, never a mix.
+    const after = await readDocument()
+    expect(after.other).toEqual({ n: 5 })
+    expect([0, 1]).toContain(after.victim.n)
+    const here = await bootHere('victim', Schema.object({ n: Schema.natural().default(0) }), { lockTimeoutMs: 2000 })
+    await here.ctx.settings.update('victim', { n: 2 })
+    await here.dispose()
+    expect(await readDocument()).toEqual({ victim: { n: 2 }, other: { n: 5 } })
+    expect(await readFile(file, 'utf8')).toContain('# kept')
+    expect(await leftovers()).toEqual([])
+  })
+
   it('leaves no temp or lock files once all writers have finished and the providers are disposed', { timeout: 60_000 }, async () => {
     const here = await bootHere('local', Schema.object({ values: Schema.dict(Schema.natural()) }))
     const children = await startTogether('writer', (i) => [file, `writer-${i}`, '15'], 3)
