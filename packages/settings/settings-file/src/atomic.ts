@@ -1,3 +1,4 @@
+import { renameSync, statSync } from 'node:fs'
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { tempName } from './leftovers.ts'
@@ -53,6 +54,27 @@ export async function replaceWith(temp: string, file: string): Promise<void> {
     throw error
   }
   await syncDirectory(dirname(file))
+}
+
+/**
+ * Rename `temp` over `file` only if `file` is still the inode `expectedIno`,
+ * then fsync the folder. The check and the rename run back to back without
+ * yielding to the event loop, so the window in which a rename by someone else
+ * goes unseen is the time between two system calls. `temp` is removed if the
+ * rename fails; it stays for the caller when the check fails.
+ * @returns false (nothing renamed) when `file` is no longer that inode.
+ */
+export async function replaceIfSame(temp: string, file: string, expectedIno: bigint): Promise<boolean> {
+  try {
+    if (statSync(file, { bigint: true }).ino !== expectedIno) return false
+    renameSync(temp, file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    await unlink(temp).catch(() => {})
+    throw error
+  }
+  await syncDirectory(dirname(file))
+  return true
 }
 
 /**

@@ -1,10 +1,11 @@
 import type { Context } from 'cordis'
+import { statSync } from 'node:fs'
 import { link, mkdir, open, realpath, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
 import { SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
 import { resolveDocumentPath } from 'dsh-home'
-import { placeNew, replaceWith, writeTemp } from './atomic.ts'
+import { placeNew, replaceIfSame, writeTemp } from './atomic.ts'
 import { formatOf, type DocumentFormat } from './format.ts'
 import { DocumentHistory } from './history.ts'
 import { mergeLateEdit } from './late-edit.ts'
@@ -321,16 +322,22 @@ export class FileSettingsProvider extends SettingsProvider {
         if (!(await holdsVersion(target, onDisk))) continue
         await this.step('keep')
         kept = onDisk === ABSENT ? undefined : await this.keep(target)
+        if (onDisk !== ABSENT && !kept) continue // the document vanished meanwhile
         // What was kept is what now stands at the path: if that is not the version read, an editor replaced it meanwhile.
         if (kept?.linked && !(await holdsVersion(kept.path, onDisk))) {
           await unlink(kept.path).catch(() => {})
           kept = undefined
           continue
         }
-        // The last check is the one just above: from here to the rename is the gap POSIX leaves (no compare-and-rename).
         await this.step('rename')
-        // A new document is placed only if nobody created one meanwhile.
-        if (onDisk === ABSENT ? !(await placeNew(temp, target)) : (await replaceWith(temp, target), false)) continue
+        // The last look: the path still names the file kept (an editor's rename always brings a new inode),
+        // checked and renamed back to back. POSIX has no compare-and-rename, so that is the gap left.
+        const placed = onDisk === ABSENT ? await placeNew(temp, target) : await replaceIfSame(temp, target, onDisk.ino)
+        if (!placed) {
+          if (kept) await unlink(kept.path).catch(() => {})
+          kept = undefined
+          continue
+        }
       } catch (error) {
         if (kept) await unlink(kept.path).catch(() => {})
         throw error
@@ -363,11 +370,17 @@ export class FileSettingsProvider extends SettingsProvider {
    * hidden witness when history is off. A copy (where links are impossible)
    * cannot witness later writes, so it answers `linked: false`.
    */
-  private async keep(target: string): Promise<{ path: string; linked: boolean }> {
-    if (this.history) return this.history.keep(target)
-    const witness = join(dirname(target), tempName(basename(target), this.writer))
-    await link(target, witness)
-    return { path: witness, linked: true }
+  private async keep(target: string): Promise<{ path: string; linked: boolean } | undefined> {
+    try {
+      if (this.history) return await this.history.keep(target)
+      const witness = join(dirname(target), tempName(basename(target), this.writer))
+      await link(target, witness)
+      return { path: witness, linked: true }
+    } catch (error) {
+      // The document itself vanished between the check and the link (an editor that deletes, then writes).
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && statSync(target, { throwIfNoEntry: false }) === undefined) return undefined
+      throw error
+    }
   }
 
   /**

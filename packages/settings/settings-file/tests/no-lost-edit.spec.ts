@@ -70,7 +70,7 @@ function once(step: keyof StepHooks, edit: () => Promise<void>): void {
 }
 
 describe('an editor saving by rename while a write runs', () => {
-  it.each(['read', 'check', 'keep'] as const)('keeps both the save and the write when the save lands at step %s', async (step) => {
+  it.each(['read', 'check', 'keep', 'rename'] as const)('keeps both the save and the write when the save lands at step %s', async (step) => {
     const scopes = await boot()
     once(step, () => editorSaves.rename(file, handEdit('by-rename')))
     await scopes.mine!.update({ n: 2 })
