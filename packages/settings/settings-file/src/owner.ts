@@ -1,4 +1,4 @@
-import { readFileSync, readlinkSync } from 'node:fs'
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
 
 /**
@@ -30,6 +30,15 @@ export function readProcStat(pid: number): ProcStat | undefined {
     // The command name (field 2) is parenthesized and may hold spaces: count fields after its closing paren.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return { state: fields[0]!, startTime: fields[19]! }
+  } catch {
+    return undefined
+  }
+}
+
+/** How many threads a process has left (`/proc/<pid>/task`), or `undefined` where that cannot be read. */
+function threadCount(pid: number): number | undefined {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length
   } catch {
     return undefined
   }
@@ -71,8 +80,10 @@ export function currentOwner(facts: HostFacts = hostFacts()): LockOwner {
 /**
  * Whether a recorded owner is certainly gone. Only an owner on this host, in
  * this pid namespace, can be judged: it is gone when it ran before the last
- * boot, when its pid is free, when the pid is a zombie (dead, not yet reaped),
- * or when the pid runs but started at another time (the pid was reused).
+ * boot, when its pid is free, when the pid runs but started at another time
+ * (the pid was reused), or when it is a zombie with no thread left (a killed
+ * process's leader turns zombie while its other threads may still be finishing
+ * a write: until they are gone, so is not the owner).
  * Anything that cannot be told is held to be alive: a live lock is never broken
  * on a guess.
  */
@@ -88,8 +99,10 @@ export function isOwnerGone(owner: LockOwner, facts: HostFacts = hostFacts()): b
   }
   const stat = readProcStat(owner.pid)
   if (!stat) return false
-  if (stat.state === 'Z' || stat.state === 'X') return true
-  return owner.startTime !== undefined && stat.startTime !== owner.startTime
+  if (owner.startTime !== undefined && stat.startTime !== owner.startTime) return true
+  // A zombie leader may still have threads finishing a system call (a rename on a thread pool):
+  // the owner is gone only once no thread but the dead leader is left.
+  return (stat.state === 'Z' || stat.state === 'X') && threadCount(owner.pid) === 1
 }
 
 /** Read an owner record; anything that is not one answers `undefined`. */
