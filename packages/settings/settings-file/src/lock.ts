@@ -85,16 +85,27 @@ class LockProtocol {
     return this.hook?.(step, path)
   }
 
-  /** Create `path` holding this record, only if nothing is there; the file never exists without the record. */
-  async createExclusive(path: string): Promise<boolean> {
+  /** Write this record to a fresh private temp file beside `path`; a failed write leaves no temp file. */
+  private async writeTemp(path: string): Promise<string> {
     const temp = join(dirname(path), tempName(basename(path), this.owner))
-    await this.step('write-record', path)
     const handle = await open(temp, 'wx', 0o600)
     try {
-      await handle.writeFile(this.record)
-    } finally {
-      await handle.close()
+      try {
+        await handle.writeFile(this.record)
+      } finally {
+        await handle.close()
+      }
+    } catch (error) {
+      await unlink(temp).catch(() => {})
+      throw error
     }
+    return temp
+  }
+
+  /** Create `path` holding this record, only if nothing is there; the file never exists without the record. */
+  async createExclusive(path: string): Promise<boolean> {
+    await this.step('write-record', path)
+    const temp = await this.writeTemp(path)
     try {
       await this.step('link', path)
       await link(temp, path)
@@ -162,13 +173,7 @@ class LockProtocol {
 
   /** Replace whatever `path` holds with this record in one rename: the path is never absent. */
   private async writeOver(path: string): Promise<void> {
-    const temp = join(dirname(path), tempName(basename(path), this.owner))
-    const handle = await open(temp, 'wx', 0o600)
-    try {
-      await handle.writeFile(this.record)
-    } finally {
-      await handle.close()
-    }
+    const temp = await this.writeTemp(path)
     try {
       await this.step('replace', path)
       await rename(temp, path)

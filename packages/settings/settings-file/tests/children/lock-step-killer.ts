@@ -9,9 +9,15 @@
  */
 import { basename } from 'node:path'
 import { acquireLock, type LockStep } from '../../src/lock.ts'
-import { exitEventually, fail, send } from './protocol.ts'
 
-exitEventually()
+// The line protocol of protocol.ts (`@@result <json>`, exit by itself after a while), without
+// importing it: it loads cordis and the provider, and this child is started dozens of times.
+const send = (tag: 'result', payload: unknown) => process.stdout.write(`@@${tag} ${JSON.stringify(payload)}\n`)
+const fail = (error: Error): never => {
+  process.stderr.write(`child ${process.pid} failed: ${error.message}\n`)
+  process.exit(2)
+}
+setTimeout(() => process.exit(3), 45_000).unref()
 const [lockPath, file, killStep, nthText] = process.argv.slice(2)
 const nth = Number(nthText)
 if (!lockPath || !file || !killStep || !Number.isInteger(nth)) fail(new Error('usage: lock-step-killer.ts <lock path> <document path> <step | -> <nth>'))
