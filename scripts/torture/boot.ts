@@ -18,8 +18,11 @@ export interface Here {
   dispose(): Promise<void>
 }
 
-/** Boot the file provider on `file` (no watcher) and register `namespaces` with {@link Section}. */
-export async function bootHere(file: string, namespaces: readonly string[], config: Partial<FileSettingsProvider.Config> = {}): Promise<Here> {
+/**
+ * Boot the file provider on `file` (no watcher) and register `namespaces` with
+ * {@link Section}. `plugin` may be a subclass that overrides the provider's step hook.
+ */
+export async function bootHere(file: string, namespaces: readonly string[], config: Partial<FileSettingsProvider.Config> = {}, plugin: typeof FileSettingsProvider = FileSettingsProvider): Promise<Here> {
   const root = new Context()
   const warnings: string[] = []
   root.logger.exporter({
@@ -27,7 +30,7 @@ export async function bootHere(file: string, namespaces: readonly string[], conf
       if (message.type === 'warn' || message.type === 'error') warnings.push(message.args.map(String).join(' '))
     },
   })
-  const fiber = root.plugin(FileSettingsProvider, { path: file, watch: false, lockTimeoutMs: 5000, ...config })
+  const fiber = root.plugin(plugin, { path: file, watch: false, lockTimeoutMs: 5000, ...config })
   await fiber
   let settings!: SettingsProvider
   await root.inject(['settings'], (ctx) => {

@@ -34,6 +34,8 @@ export class WriterPool {
   acks = 0
   kills = 0
   restarts = 0
+  /** Kills of a writer that had not started writing yet. */
+  killsDuringStartUp = 0
   /** Writes that failed with SETTINGS_LOCK_TIMEOUT. */
   stuck = 0
   /** Failed writes by error code. */
@@ -75,14 +77,18 @@ export class WriterPool {
     return this.slots.length === this.options.writers && this.slots.every((slot) => slot.ready && slot.child.alive())
   }
 
-  /** SIGKILL one random writer that is writing; false when none is (all are starting up). */
+  /**
+   * SIGKILL one random live writer, whether it is writing or still starting up
+   * (a kill while it loads the document is as fair as one mid-write); false when none is alive.
+   */
   killRandom(): boolean {
-    const writing = this.slots.filter((slot) => slot.ready && slot.child.alive() && !slot.killed)
-    const slot = writing[Math.floor(Math.random() * writing.length)]
+    const alive = this.slots.filter((slot) => slot.child.alive() && !slot.killed)
+    const slot = alive[Math.floor(Math.random() * alive.length)]
     if (!slot) return false
     slot.killed = true
     if (!slot.child.kill()) return false
     this.kills++
+    if (!slot.ready) this.killsDuringStartUp++
     return true
   }
 
@@ -111,7 +117,8 @@ export class WriterPool {
         this.crashes++
         this.note(`writer w-${index} (pid ${slot.child.pid}) exited (code ${code}, signal ${signal}): ${slot.child.stderr().trim().split('\n').slice(-3).join(' / ')}`)
       }
-      if (this.running) {
+      // A writer that keeps crashing is not restarted forever: the crashes already fail the row.
+      if (this.running && this.crashes < 20) {
         this.restarts++
         this.slots[this.slots.indexOf(slot)] = this.spawn(index)
       }

@@ -1,5 +1,4 @@
 import type { Context } from 'cordis'
-import { statSync } from 'node:fs'
 import { link, mkdir, open, realpath, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
@@ -322,7 +321,7 @@ export class FileSettingsProvider extends SettingsProvider {
         if (!(await holdsVersion(target, onDisk))) continue
         await this.step('keep')
         kept = onDisk === ABSENT ? undefined : await this.keep(target)
-        if (onDisk !== ABSENT && !kept) continue // the document vanished meanwhile
+        if (onDisk !== ABSENT && !kept) continue // the document was replaced or removed meanwhile
         // What was kept is what now stands at the path: if that is not the version read, an editor replaced it meanwhile.
         if (kept?.linked && !(await holdsVersion(kept.path, onDisk))) {
           await unlink(kept.path).catch(() => {})
@@ -377,8 +376,8 @@ export class FileSettingsProvider extends SettingsProvider {
       await link(target, witness)
       return { path: witness, linked: true }
     } catch (error) {
-      // The document itself vanished between the check and the link (an editor that deletes, then writes).
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && statSync(target, { throwIfNoEntry: false }) === undefined) return undefined
+      // `link` answers ENOENT when the name is being renamed over (an editor's save) or is gone: read again.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
       throw error
     }
   }

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, readdir, realpath, rm, utimes, writeFile } from 'node:f
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { deadPid, spawnIdle } from './processes-helpers.ts'
 import { hostTag, sweepLeftovers, tempName } from '../src/leftovers.ts'
 import { currentOwner, hostFacts, processStartTime, type LockOwner } from '../src/owner.ts'
 
@@ -19,6 +20,7 @@ const TEMP_NAME = /^\.(.+)\.([0-9a-f]{8})\.(\d+)\.(\d+|x)\.([0-9a-f]{12})\.tmp$/
 
 let dir: string
 const spawned: ChildProcess[] = []
+const track = (child: ChildProcess) => (spawned.push(child), child)
 
 beforeEach(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'dsh-leftovers-')))
@@ -30,29 +32,6 @@ afterEach(async () => {
   }
   await rm(dir, { recursive: true, force: true })
 })
-
-/** The pid of a process that ran on this host and has exited (and has not been reused since). */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
-  spawned.push(child)
-  await new Promise<void>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('exit', () => resolve())
-  })
-  const pid = child.pid!
-  expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }))
-  return pid
-}
-
-/** A child node process that idles until killed (it exits by itself after 30 s). */
-function spawnIdle(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000); process.stdout.write("ready\\n")'], { stdio: ['ignore', 'pipe', 'inherit'] })
-  spawned.push(child)
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.stdout!.once('data', () => resolve(child))
-  })
-}
 
 /** Create files (with some content) in the test directory; returns their names. */
 async function touch(...names: string[]): Promise<string[]> {
@@ -93,8 +72,8 @@ describe('tempName and hostTag', () => {
 
 describe('sweepLeftovers', () => {
   it('removes the document, lock and claim temps of a writer whose pid is free', async () => {
-    const dead = await touch(...tempsOf({ ...currentOwner(), pid: await deadPid(), startTime: '1' }))
-    const deadWithoutStart = await touch(...tempsOf({ ...hostFacts(), pid: await deadPid() }))
+    const dead = await touch(...tempsOf({ ...currentOwner(), pid: await deadPid(track), startTime: '1' }))
+    const deadWithoutStart = await touch(...tempsOf({ ...hostFacts(), pid: await deadPid(track) }))
     const swept = await sweepLeftovers(dir, BASE, false)
     expect(sorted(swept.temps)).toEqual(sorted([...dead, ...deadWithoutStart]))
     expect(swept.claims).toEqual([])
@@ -109,7 +88,7 @@ describe('sweepLeftovers', () => {
   })
 
   it('never removes a live writer temps: this process, a live child, a live pid without a start time', async () => {
-    const child = await spawnIdle()
+    const child = await spawnIdle(track)
     const live = await touch(
       ...tempsOf(currentOwner()),
       ...tempsOf({ ...currentOwner(), pid: child.pid!, startTime: processStartTime(child.pid!)! }),
@@ -122,7 +101,7 @@ describe('sweepLeftovers', () => {
   })
 
   it('never removes temps of another host, even when their pid is free here', async () => {
-    const pid = await deadPid()
+    const pid = await deadPid(track)
     const elsewhere = await touch(
       ...tempsOf({ pid, hostname: `not-${hostname()}.invalid`, boot: hostFacts().boot, startTime: '1' }),
       ...tempsOf({ pid, hostname: `not-${hostname()}.invalid` }),
@@ -133,14 +112,14 @@ describe('sweepLeftovers', () => {
 
   it('never removes temps of another pid namespace on this host, even when their pid is free here', async () => {
     // Two containers may share the host name and the kernel (so the boot id), not their pids.
-    const pid = await deadPid()
+    const pid = await deadPid(track)
     const otherNamespace = await touch(...tempsOf({ ...currentOwner(), pid, pidns: 'pid:[1]', startTime: '1' }))
     expect((await sweepLeftovers(dir, BASE, true)).temps).toEqual([])
     expect(await listing()).toEqual(sorted(otherNamespace))
   })
 
   it('judges a temp against the facts it is given, so a simulated host sweeps its own dead writers only', async () => {
-    const pid = await deadPid()
+    const pid = await deadPid(track)
     const simulated = { hostname: 'simulated' }
     const names = await touch(...tempsOf({ pid, ...simulated }))
     const here = await touch(...tempsOf({ ...currentOwner(), pid }))
@@ -170,7 +149,7 @@ describe('sweepLeftovers', () => {
   })
 
   it('leaves every unrelated file alone', async () => {
-    const pid = await deadPid()
+    const pid = await deadPid(track)
     const dead = { ...currentOwner(), pid, startTime: '1' }
     const oldAnonymousOfAnother = `.other.yaml.0123456789abcdef.tmp`
     const unrelated = await touch(
@@ -202,8 +181,8 @@ describe('sweepLeftovers', () => {
   })
 
   it('sweeps a mixed directory in one pass: exactly the dead writer leftovers go', async () => {
-    const child = await spawnIdle()
-    const dead = { ...currentOwner(), pid: await deadPid(), startTime: '1' }
+    const child = await spawnIdle(track)
+    const dead = { ...currentOwner(), pid: await deadPid(track), startTime: '1' }
     const gone = await touch(...tempsOf(dead), `.${BASE}.0123456789abcdef.tmp`, CLAIM)
     await ageBy(`.${BASE}.0123456789abcdef.tmp`, 11 * 60_000)
     const kept = await touch(BASE, LOCK, ...tempsOf(currentOwner()), ...tempsOf({ ...currentOwner(), pid: child.pid!, startTime: processStartTime(child.pid!)! }))

@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi, type TestContext } from 'vitest'
+import { deadPid, spawnIdle } from './processes-helpers.ts'
 import { SettingsLockTimeoutError } from 'dsh-settings-file'
 import { sweepLeftovers } from '../src/leftovers.ts'
 import { acquireLock, type HeldLock, type LockOptions, type LockStep } from '../src/lock.ts'
@@ -84,30 +85,11 @@ async function fixture({ onTestFinished }: TestContext): Promise<Fixture> {
   }
 }
 
-/** A child node process that idles until killed (it exits by itself after 30 s). */
-function spawnIdle(f: Fixture): Promise<ChildProcess> {
-  const child = f.track(spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000); process.stdout.write("ready\\n")'], { stdio: ['ignore', 'pipe', 'inherit'] }))
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.stdout!.once('data', () => resolve(child))
-  })
-}
 
-/** The pid of a process that ran on this host and has exited (and has not been reused since). */
-async function deadPid(f: Fixture): Promise<number> {
-  const child = f.track(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }))
-  await new Promise<void>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('exit', () => resolve())
-  })
-  const pid = child.pid!
-  expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }))
-  return pid
-}
 
 /** A record of a process of this host that has exited, as a lock file of the current format holds it. */
 async function deadRecord(f: Fixture, nonce: string): Promise<LockOwner> {
-  return { ...currentOwner(), pid: await deadPid(f), startTime: '1', nonce }
+  return { ...currentOwner(), pid: await deadPid(f.track), startTime: '1', nonce }
 }
 
 async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
@@ -267,7 +249,7 @@ describe('taking over a lock whose owner is certainly gone', () => {
 
   it('takes over a record of the earlier format (no nonce, boot or namespace) of a dead pid', async (context) => {
     const f = await fixture(context)
-    await f.plant({ pid: await deadPid(f), hostname: hostname(), startTime: '12345' })
+    await f.plant({ pid: await deadPid(f.track), hostname: hostname(), startTime: '12345' })
     const lock = await f.take(0)
     expect(await f.readRecord()).toEqual(lock.owner)
     expect(await f.listing()).toEqual(['settings.yaml.lock'])
@@ -275,7 +257,7 @@ describe('taking over a lock whose owner is certainly gone', () => {
 
   it('takes over a lock whose pid is alive but started at another time (pid reuse)', async (context) => {
     const f = await fixture(context)
-    const child = await spawnIdle(f)
+    const child = await spawnIdle(f.track)
     const start = processStartTime(child.pid!)!
     await f.plant({ ...currentOwner(), pid: child.pid, startTime: `${Number(start) + 7}`, nonce: 'abc' })
     const lock = await f.take(0)
@@ -312,7 +294,7 @@ describe('taking over a lock whose owner is certainly gone', () => {
   it('waits while a live claimant holds the claim of a dead owner lock, and takes over once the claim is gone', async (context) => {
     const f = await fixture(context)
     const stale = await f.plant(await deadRecord(f, 'dead0001'))
-    const child = await spawnIdle(f)
+    const child = await spawnIdle(f.track)
     const claim = `${f.lockPath}.claim-dead0001`
     await f.plant({ ...currentOwner(), pid: child.pid, startTime: processStartTime(child.pid!), nonce: 'live0001' }, claim)
     // The live claimant is the only one allowed to replace that record: the others wait.
@@ -371,7 +353,7 @@ describe('never breaking a lock whose owner may be alive', () => {
 
   it('never takes the lock of a live process recorded without a start time', async (context) => {
     const f = await fixture(context)
-    const child = await spawnIdle(f)
+    const child = await spawnIdle(f.track)
     const record = await f.plant({ pid: child.pid, hostname: hostname() })
     const error = await timeoutOf(acquireLock(f.lockPath, f.options(200)))
     expect(error.owner?.pid).toBe(child.pid)
@@ -380,7 +362,7 @@ describe('never breaking a lock whose owner may be alive', () => {
 
   it('never takes the lock of another host, even when its pid is free here', async (context) => {
     const f = await fixture(context)
-    const pid = await deadPid(f)
+    const pid = await deadPid(f.track)
     const record = await f.plant({ pid, hostname: `not-${hostname()}.invalid`, startTime: '1', nonce: 'abc' })
     const error = await timeoutOf(acquireLock(f.lockPath, f.options(200)))
     expect(error.owner).toMatchObject({ pid, hostname: `not-${hostname()}.invalid` })

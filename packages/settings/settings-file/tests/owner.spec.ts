@@ -3,16 +3,19 @@
  * leftover sweep rest on: whether the process a record names is certainly gone.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync, readlinkSync } from 'node:fs'
+import { existsSync, readFileSync, readlinkSync } from 'node:fs'
 import { mkdtemp, readFile, realpath, rm, symlink } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { eventually } from 'dsh-testing'
+import { deadPid, spawnIdle } from './processes-helpers.ts'
 import { currentOwner, hostFacts, isOwnerGone, parseOwner, processStartTime, readProcStat } from '../src/owner.ts'
 
 let dir: string
 const spawned: ChildProcess[] = []
+const track = (child: ChildProcess) => (spawned.push(child), child)
 
 beforeEach(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'dsh-owner-')))
@@ -25,29 +28,6 @@ afterEach(async () => {
   }
   await rm(dir, { recursive: true, force: true })
 })
-
-/** A child node process that idles until killed (it exits by itself after 30 s). */
-function spawnIdle(command = process.execPath): Promise<ChildProcess> {
-  const child = spawn(command, ['-e', 'setTimeout(() => {}, 30000); process.stdout.write("ready\\n")'], { stdio: ['ignore', 'pipe', 'inherit'] })
-  spawned.push(child)
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.stdout!.once('data', () => resolve(child))
-  })
-}
-
-/** The pid of a process that ran on this host and has exited (and has not been reused since). */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
-  spawned.push(child)
-  await new Promise<void>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('exit', () => resolve())
-  })
-  const pid = child.pid!
-  expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }))
-  return pid
-}
 
 /**
  * A zombie: a process that exited and that its parent never reaps. The shell starts
@@ -77,7 +57,7 @@ describe('processStartTime and readProcStat', () => {
   })
 
   it('answers undefined for a pid that is not running', async () => {
-    const pid = await deadPid()
+    const pid = await deadPid(track)
     expect(processStartTime(pid)).toBeUndefined()
     expect(readProcStat(pid)).toBeUndefined()
   })
@@ -86,7 +66,7 @@ describe('processStartTime and readProcStat', () => {
     // The kernel names a process after the file it executed: run node through a link with an awkward name.
     const link = join(dir, 'x) y (z')
     await symlink(process.execPath, link)
-    const child = await spawnIdle(link)
+    const child = await spawnIdle(track, link)
     const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8')
     expect(stat).toContain('(x) y (z)')
     // Field 22 (starttime), counted independently: fields 3.. follow the last ") ".
@@ -121,12 +101,12 @@ describe('isOwnerGone', () => {
   })
 
   it('holds a live child as present', async () => {
-    const child = await spawnIdle()
+    const child = await spawnIdle(track)
     expect(isOwnerGone({ ...currentOwner(), pid: child.pid!, startTime: processStartTime(child.pid!)! })).toBe(false)
   })
 
   it('counts an owner on this host whose pid is not running as gone', async () => {
-    const pid = await deadPid()
+    const pid = await deadPid(track)
     expect(isOwnerGone({ pid, hostname: hostname(), startTime: '1' })).toBe(true)
     expect(isOwnerGone({ ...currentOwner(), pid })).toBe(true)
   })
@@ -143,17 +123,33 @@ describe('isOwnerGone', () => {
     expect(isOwnerGone({ pid, hostname: hostname() })).toBe(true)
   })
 
+  it.runIf(process.platform === 'linux' && process.arch === 'x64' && existsSync('/usr/bin/python3'))(
+    'holds a zombie leader whose other thread still runs as present (a killed writer finishing a rename), and as gone once it ends',
+    async () => {
+      // The main thread makes the raw exit system call (60), which ends that thread only: the leader turns
+      // zombie while the sleeping thread lives on, as a SIGKILLed node process's thread pool may.
+      const script = 'import threading,os,time,ctypes\nt=threading.Thread(target=time.sleep,args=(1.5,))\nt.start()\nprint(os.getpid(), flush=True)\nctypes.CDLL(None).syscall(60, 0)\n'
+      const child = track(spawn('/usr/bin/python3', ['-c', script], { stdio: ['ignore', 'pipe', 'inherit'] }))
+      const pid = Number(await new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8')))))
+      const owner = { pid, hostname: hostname(), startTime: processStartTime(pid)! }
+      await eventually(() => expect(readProcStat(pid)?.state).toBe('Z'))
+      expect(isOwnerGone(owner)).toBe(false)
+      await new Promise((resolve) => child.once('exit', resolve))
+      expect(isOwnerGone(owner)).toBe(true)
+    },
+  )
+
   it('counts an owner of an earlier boot of this host as gone, even when its pid runs now', () => {
     expect(isOwnerGone({ ...currentOwner(), boot: 'an-earlier-boot' })).toBe(true)
   })
 
   it('never counts an owner of another pid namespace as gone, even when its pid is free here', async () => {
-    const pid = await deadPid()
+    const pid = await deadPid(track)
     expect(isOwnerGone({ ...currentOwner(), pid, pidns: 'pid:[1]' })).toBe(false)
   })
 
   it('never counts an owner on another host as gone, whatever its pid, boot or start time', async () => {
-    const pid = await deadPid()
+    const pid = await deadPid(track)
     const elsewhere = `not-${hostname()}.invalid`
     expect(isOwnerGone({ pid, hostname: elsewhere })).toBe(false)
     expect(isOwnerGone({ ...currentOwner(), pid, hostname: elsewhere, boot: 'another-boot', startTime: '1' })).toBe(false)
@@ -164,7 +160,7 @@ describe('isOwnerGone', () => {
   })
 
   it('judges against the facts it is given, not only this process own', async () => {
-    const pid = await deadPid()
+    const pid = await deadPid(track)
     expect(isOwnerGone({ pid, hostname: 'simulated' }, { hostname: 'simulated' })).toBe(true)
     expect(isOwnerGone({ pid, hostname: 'simulated' })).toBe(false)
   })

@@ -2,13 +2,13 @@
  * The file provider's other guards: read-only documents and folders stay untouched, every replaced
  * version is kept (and bounded), leftovers of dead writers are removed, nothing stays behind.
  */
-import { spawn } from 'node:child_process'
 import { chmod, mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SettingsScope } from 'dsh-settings'
 import { bootFile, tempDir, type FileHarness } from './file-harness.ts'
+import { deadPid } from './processes-helpers.ts'
 import { hostTag } from '../src/leftovers.ts'
 import { hostFacts, processStartTime } from '../src/owner.ts'
 import { historyStamp } from '../src/history.ts'
@@ -42,13 +42,6 @@ async function boot(config: Record<string, unknown> = {}): Promise<SettingsScope
 }
 
 const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error)
-
-/** The pid of a process that has exited (and has not been reused since). */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
-  await new Promise((resolve) => child.once('exit', resolve))
-  return child.pid!
-}
 
 /** Queue a write while another writer holds the lock, run `meanwhile`, then let the write reach the store. */
 async function writeAfter(write: () => Promise<unknown>, meanwhile: () => Promise<void>): Promise<unknown> {
@@ -154,7 +147,7 @@ describe('leftovers of writers that died', () => {
   it('are removed by the next writer; a live writer\'s temp file is left alone', async () => {
     await writeFile(file, 'counter:\n  n: 0\n')
     const facts = hostFacts()
-    const dead = await deadPid()
+    const dead = await deadPid((child) => child)
     const deadTemp = `.settings.yaml.${hostTag(facts)}.${dead}.x.0123456789ab.tmp`
     const deadLockTemp = `.settings.yaml.lock.${hostTag(facts)}.${dead}.x.0123456789ab.tmp`
     const liveTemp = `.settings.yaml.${hostTag(facts)}.${process.pid}.${processStartTime(process.pid)}.0123456789ab.tmp`
