@@ -286,9 +286,10 @@ export class FileSettingsProvider extends SettingsProvider {
 
   /**
    * Store what `derive` makes of the document, holding the lock. The file is
-   * replaced only if it still holds the version read (checked just before the
-   * replacement, and again through the kept old version just after it);
-   * otherwise the document is read again and `derive` runs again on it.
+   * replaced only if the path still holds the version read: checked on the
+   * path, again on the old version once it is kept (a link of whatever stands
+   * at the path), and a last time on the path's inode right before the rename.
+   * When a check fails, the document is read again and `derive` runs again on it.
    * @returns what was written, or `undefined` when `derive` changed nothing.
    */
   private async store(lock: HeldLock, derive: (current: SettingsDocument) => SettingsDocument): Promise<Stored | undefined> {
