@@ -5,17 +5,19 @@
  * (target ≤ 20 writes).
  *
  * Counting writes: every transaction that stores a document ends in exactly
- * one `rename(temp, document)` (see `writeFileAtomic` in dsh-settings-file), so
- * the bench counts successful renames whose destination is the document. It
- * wraps `rename` on the CommonJS `fs/promises` object in-process and calls
- * `module.syncBuiltinESMExports()`, which updates the live `import { rename }
- * from 'node:fs/promises'` binding the provider holds. That counts exactly, at
+ * one rename of a temp file onto the document (`replaceIfSame` in
+ * dsh-settings-file, a synchronous `renameSync`), so the bench counts
+ * successful renames whose destination is the document. It wraps `rename` on
+ * the CommonJS `fs/promises` object and `renameSync` on `fs` in-process and
+ * calls `module.syncBuiltinESMExports()`, which updates the live bindings
+ * (`import { renameSync } from 'node:fs'`) the provider holds. That counts exactly, at
  * the moment it happens, with no dependence on the timing or coalescing of file
  * system events (a watcher may merge two renames that land close together).
  * The spy proves itself: a burst that changed the document but counted zero
  * writes fails the bench instead of reporting a flattering number.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module'
+import type { renameSync as renameSyncType } from 'node:fs'
 import type { rename as renameType } from 'node:fs/promises'
 import { writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
@@ -28,16 +30,22 @@ import { now } from './stats.ts'
 export const UPDATES = 1000
 export const NAMESPACES = 100
 
-/** The CommonJS `fs/promises` object, whose properties are writable (the ESM namespace's are not). */
+/** The CommonJS `fs/promises` and `fs` objects, whose properties are writable (the ESM namespaces' are not). */
 const fsPromises = createRequire(import.meta.url)('node:fs/promises') as { rename: typeof renameType }
+const fsSync = createRequire(import.meta.url)('node:fs') as { renameSync: typeof renameSyncType }
 
 /** Count successful renames onto `target` until `restore()`. */
 export function spyRenames(target: string): { count(): number; restore(): void } {
   const original = fsPromises.rename
+  const originalSync = fsSync.renameSync
   let count = 0
   const destination = (path: Parameters<typeof renameType>[1]) => resolve(path instanceof URL ? fileURLToPath(path) : String(path))
   fsPromises.rename = async (from, to) => {
     await original(from, to)
+    if (destination(to) === target) count++
+  }
+  fsSync.renameSync = (from, to) => {
+    originalSync(from, to)
     if (destination(to) === target) count++
   }
   syncBuiltinESMExports()
@@ -45,6 +53,7 @@ export function spyRenames(target: string): { count(): number; restore(): void }
     count: () => count,
     restore() {
       fsPromises.rename = original
+      fsSync.renameSync = originalSync
       syncBuiltinESMExports()
     },
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { chmod, copyFile, constants, link, mkdir, readdir, unlink } from 'node:fs/promises'
+import { chmodSync, constants, linkSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { copyFile } from 'node:fs/promises'
 import { basename, extname, join } from 'node:path'
 
 /** How many replaced versions of the document are kept, and for how long. */
@@ -57,10 +58,11 @@ export class DocumentHistory {
    * @returns the kept file's path, and whether it is a link (a copy cannot witness later writes into the old file).
    */
   async keep(document: string, now = new Date()): Promise<{ path: string; linked: boolean }> {
-    await mkdir(this.directory, { recursive: true, mode: 0o700 })
+    // Metadata steps are synchronous system calls: microseconds each, where a thread-pool round trip is ~0.1 ms.
+    mkdirSync(this.directory, { recursive: true, mode: 0o700 })
     const entry = join(this.directory, `${this.stem}.${historyStamp(now)}.${randomBytes(4).toString('hex')}${this.extension}`)
     try {
-      await link(document, entry)
+      linkSync(document, entry)
       return { path: entry, linked: true }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
@@ -71,20 +73,22 @@ export class DocumentHistory {
   }
 
   /** Make a kept version owner-only, once the document no longer shares its file. */
-  async seal(entry: string): Promise<void> {
-    await chmod(entry, 0o600).catch(() => {})
+  seal(entry: string): void {
+    try {
+      chmodSync(entry, 0o600)
+    } catch {}
   }
 
   /** Drop an entry that turned out not to be a replaced version. */
-  async discard(entry: string): Promise<void> {
-    await unlink(entry).catch(() => {})
+  discard(entry: string): void {
+    rmSync(entry, { force: true })
   }
 
   /** Every kept version, oldest first. */
-  async list(): Promise<HistoryEntry[]> {
+  list(): HistoryEntry[] {
     let names: string[]
     try {
-      names = await readdir(this.directory)
+      names = readdirSync(this.directory)
     } catch {
       return []
     }
@@ -101,14 +105,14 @@ export class DocumentHistory {
   }
 
   /** Remove versions beyond the newest `keep` and those older than `maxAgeDays`. */
-  async prune(now = new Date()): Promise<number> {
-    const entries = await this.list()
+  prune(now = new Date()): number {
+    const entries = this.list()
     const oldest = now.getTime() - this.limits.maxAgeDays * 86_400_000
     const excess = Math.max(0, entries.length - this.limits.keep)
     let removed = 0
     for (const [index, entry] of entries.entries()) {
       if (index >= excess && entry.replacedAt.getTime() >= oldest) continue
-      await unlink(entry.path).catch(() => {})
+      rmSync(entry.path, { force: true })
       removed++
     }
     return removed

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { readdir, stat, unlink } from 'node:fs/promises'
+import { readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { hostFacts, isOwnerGone, type HostFacts, type LockOwner } from './owner.ts'
 
@@ -46,9 +46,10 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
   const ours = (base: string) => base === documentBase || base === lockBase || base.startsWith(`${lockBase}.claim-`)
   const tag = hostTag(facts)
   const swept: Swept = { temps: [], claims: [] }
+  // Synchronous: a document's folder holds a handful of names, and this runs on every write.
   let names: string[]
   try {
-    names = await readdir(directory)
+    names = readdirSync(directory)
   } catch {
     return swept
   }
@@ -58,23 +59,23 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
       if (temp[2] !== tag) continue
       const owner: LockOwner = { pid: Number(temp[3]), ...facts, ...(temp[4] === 'x' ? {} : { startTime: temp[4]! }) }
       delete owner.boot // the tag already matched this boot (and this pid namespace)
-      if (isOwnerGone(owner, facts) && (await remove(join(directory, name)))) swept.temps.push(name)
+      if (isOwnerGone(owner, facts) && remove(join(directory, name))) swept.temps.push(name)
       continue
     }
     const anonymous = ANONYMOUS_TEMP.exec(name)
     if (anonymous && ours(anonymous[1]!)) {
-      const info = await stat(join(directory, name)).catch(() => undefined)
-      if (info && Date.now() - info.mtimeMs > ANONYMOUS_TEMP_MAX_AGE_MS && (await remove(join(directory, name)))) swept.temps.push(name)
+      const info = statSync(join(directory, name), { throwIfNoEntry: false })
+      if (info && Date.now() - info.mtimeMs > ANONYMOUS_TEMP_MAX_AGE_MS && remove(join(directory, name))) swept.temps.push(name)
       continue
     }
-    if (holdingLock && name.startsWith(`${lockBase}.claim-`) && (await remove(join(directory, name)))) swept.claims.push(name)
+    if (holdingLock && name.startsWith(`${lockBase}.claim-`) && remove(join(directory, name))) swept.claims.push(name)
   }
   return swept
 }
 
-async function remove(path: string): Promise<boolean> {
+function remove(path: string): boolean {
   try {
-    await unlink(path)
+    unlinkSync(path)
     return true
   } catch {
     return false

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { link, open, rename, unlink } from 'node:fs/promises'
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { open, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { SettingsLockTimeoutError } from './errors.ts'
 import { currentOwner, hostFacts, isOwnerGone, parseOwner, type LockOwner } from './owner.ts'
@@ -63,6 +64,8 @@ interface Entry {
 const DEFAULT_GRACE_MS = 2000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
+/** Remove a file this acquirer made (a temp, its own record), ignoring a failure: it is swept later. */
+const removeQuietly = (path: string) => rmSync(path, { force: true })
 
 /** The protocol's file operations for one acquirer, with its record and its step hook. */
 class LockProtocol {
@@ -108,35 +111,34 @@ class LockProtocol {
     const temp = await this.writeTemp(path)
     try {
       await this.step('link', path)
-      await link(temp, path)
+      linkSync(temp, path)
       return true
     } catch (error) {
       if (errorCode(error) === 'EEXIST') return false
       throw error
     } finally {
       await this.step('drop-temp', path)
-      await unlink(temp).catch(() => {})
+      removeQuietly(temp)
     }
   }
 
-  /** Read what `path` holds now, or `undefined` when it does not exist. */
+  /** Read what `path` holds now, or `undefined` when it does not exist (synchronous: a lock file is a few bytes). */
   async inspect(path: string): Promise<Entry | undefined> {
     await this.step('inspect', path)
-    let handle
+    let fd: number
     try {
-      handle = await open(path, 'r')
+      fd = openSync(path, 'r')
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return undefined
       throw error
     }
     try {
-      const info = await handle.stat()
-      const text = await handle.readFile('utf8')
-      const owner = parseOwner(text)
+      const info = fstatSync(fd)
+      const owner = parseOwner(readFileSync(fd, 'utf8'))
       const id = owner?.nonce && /^[0-9a-f]{1,64}$/.test(owner.nonce) ? owner.nonce : `raw-${info.ino}-${Math.round(info.mtimeMs)}-${info.size}`
       return { id, owner, ageMs: Date.now() - info.mtimeMs }
     } finally {
-      await handle.close()
+      closeSync(fd)
     }
   }
 
@@ -176,9 +178,9 @@ class LockProtocol {
     const temp = await this.writeTemp(path)
     try {
       await this.step('replace', path)
-      await rename(temp, path)
+      renameSync(temp, path)
     } catch (error) {
-      await unlink(temp).catch(() => {})
+      removeQuietly(temp)
       throw error
     }
   }
@@ -186,7 +188,7 @@ class LockProtocol {
   /** Remove `path` if it holds this record. Nobody else may change a record of a live owner, so the check holds until the unlink. */
   async removeIfOurs(path: string): Promise<void> {
     const entry = await this.inspect(path).catch(() => undefined)
-    if (entry?.id === this.owner.nonce) await unlink(path).catch(() => {})
+    if (entry?.id === this.owner.nonce) removeQuietly(path)
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { mkdirSync } from 'node:fs'
 import { link, mkdir, open, realpath, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
@@ -202,7 +203,7 @@ export class FileSettingsProvider extends SettingsProvider {
       const logger = this.ctx.logger('settings')
       try {
         if (await this.lateEditPending()) return this.rescueLateEdit()
-        if (!force && sameSignature(await statVersion(this.file), this.seen)) return
+        if (!force && sameSignature(statVersion(this.file), this.seen)) return
         const version = await this.readSettled(this.file)
         if (version.text === this.seen.text) {
           this.seen = version
@@ -269,7 +270,7 @@ export class FileSettingsProvider extends SettingsProvider {
 
   /** Run `body` holding the document lock, after removing what dead writers left; the lock is released before this settles. */
   private async locked<T>(body: (lock: HeldLock) => Promise<T>): Promise<T> {
-    await mkdir(dirname(this.canonical), { recursive: true, mode: 0o700 })
+    mkdirSync(dirname(this.canonical), { recursive: true, mode: 0o700 })
     const lock = await acquireLock(`${this.canonical}.lock`, {
       timeoutMs: this.options.lockTimeoutMs,
       file: this.file,
@@ -345,7 +346,7 @@ export class FileSettingsProvider extends SettingsProvider {
         await unlink(temp).catch(() => {})
       }
       await this.step('renamed')
-      this.seen = { ...(await statVersion(target)), text: rendered.text }
+      this.seen = { ...(statVersion(target)), text: rendered.text }
       this.parsed = rendered.parsed ? { text: rendered.text, result: rendered.parsed } : undefined
       // An in-place save that lands in the old file from the last check on is folded in as a late edit.
       if (kept) await this.settleKept(kept, onDisk, parsed.data)
@@ -392,8 +393,8 @@ export class FileSettingsProvider extends SettingsProvider {
   private async settleKept(kept: { path: string; linked: boolean }, read: FileVersion, data: Record<string, unknown>): Promise<void> {
     await this.forgetReplaced()
     if (this.history) {
-      await this.history.seal(kept.path)
-      await this.history.prune()
+      this.history.seal(kept.path)
+      this.history.prune()
     }
     if (!kept.linked) return
     this.replaced = { path: kept.path, version: read, data, witness: !this.history, until: Date.now() + LATE_WINDOW_MS }
@@ -423,7 +424,7 @@ export class FileSettingsProvider extends SettingsProvider {
       await this.forgetReplaced()
       return false
     }
-    const now = await statVersion(replaced.path)
+    const now = statVersion(replaced.path)
     // A kept version another writer pruned is gone, not edited.
     if (now === ABSENT) {
       await this.forgetReplaced()

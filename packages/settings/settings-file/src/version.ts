@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from 'node:fs'
-import { open, stat } from 'node:fs/promises'
+import { accessSync, closeSync, constants, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs'
+import { open, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
 
 /**
@@ -30,9 +30,27 @@ export const TIE_WINDOW_MS = 2000
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
 
+/**
+ * Files up to this size are read and stat'ed with synchronous system calls:
+ * each takes microseconds, where a round trip through the thread pool takes
+ * about a tenth of a millisecond, and a write makes a dozen such looks.
+ * Larger documents are read asynchronously so the event loop keeps running.
+ */
+export const SYNC_READ_LIMIT = 1024 * 1024
+
 /** Whether two looks name the same inode with the same size and mtime. */
 export function sameSignature(a: FileVersion, b: FileVersion): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs
+}
+
+function versionOf(info: BigIntStats, text: string | undefined): FileVersion {
+  return { text, ino: info.ino, size: info.size, mtimeNs: info.mtimeNs, mtimeMs: Number(info.mtimeMs), mode: Number(info.mode) & 0o7777, uid: Number(info.uid), gid: Number(info.gid) }
+}
+
+/** Read an open file whole: synchronously when it is small, else through the thread pool. */
+async function readOpen(fd: number, handle: () => Promise<FileHandle>, size: bigint): Promise<string> {
+  if (size <= BigInt(SYNC_READ_LIMIT)) return readFileSync(fd, 'utf8')
+  return (await handle()).readFile('utf8')
 }
 
 /**
@@ -41,35 +59,33 @@ export function sameSignature(a: FileVersion, b: FileVersion): boolean {
  */
 export async function readVersion(path: string): Promise<FileVersion> {
   for (;;) {
-    let handle
+    let fd: number
     try {
-      handle = await open(path, 'r')
+      fd = openSync(path, 'r')
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return ABSENT
       throw error
     }
+    let handle: FileHandle | undefined
     try {
-      const before = await handle.stat({ bigint: true })
+      const before = fstatSync(fd, { bigint: true })
       if (!before.isFile()) throw Object.assign(new Error(`${path} is not a regular file (EISDIR)`), { code: 'EISDIR' })
-      const text = await handle.readFile('utf8')
-      const after = await handle.stat({ bigint: true })
+      // A large file is read through a handle of its own (the sync descriptor stays for the stats).
+      const text = await readOpen(fd, async () => (handle = await open(path, 'r')), before.size)
+      const after = fstatSync(fd, { bigint: true })
       if (before.size !== after.size || before.mtimeNs !== after.mtimeNs) continue
-      return { text, ino: after.ino, size: after.size, mtimeNs: after.mtimeNs, mtimeMs: Number(after.mtimeMs), mode: Number(after.mode) & 0o7777, uid: Number(after.uid), gid: Number(after.gid) }
+      return versionOf(after, text)
     } finally {
-      await handle.close()
+      closeSync(fd)
+      await handle?.close()
     }
   }
 }
 
-/** The signature of `path` without its text. */
-export async function statVersion(path: string): Promise<FileVersion> {
-  try {
-    const info = await stat(path, { bigint: true })
-    return { text: undefined, ino: info.ino, size: info.size, mtimeNs: info.mtimeNs, mtimeMs: Number(info.mtimeMs), mode: Number(info.mode) & 0o7777, uid: Number(info.uid), gid: Number(info.gid) }
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return ABSENT
-    throw error
-  }
+/** The signature of `path` without its text (one synchronous `stat`). */
+export function statVersion(path: string): FileVersion {
+  const info = statSync(path, { bigint: true, throwIfNoEntry: false })
+  return info ? versionOf(info, undefined) : ABSENT
 }
 
 /**
@@ -77,7 +93,7 @@ export async function statVersion(path: string): Promise<FileVersion> {
  * same signature, and where that could hide a same-tick rewrite, the same text.
  */
 export async function holdsVersion(path: string, seen: FileVersion): Promise<boolean> {
-  const now = await statVersion(path)
+  const now = statVersion(path)
   if (!sameSignature(now, seen)) return false
   if (seen === ABSENT || Date.now() - now.mtimeMs >= TIE_WINDOW_MS) return true
   return (await readVersion(path)).text === seen.text
