@@ -4,12 +4,11 @@
  * plugin that needs `settings`, and the synthetic settings documents.
  */
 import { Context, type Fiber } from 'cordis'
-import { mkdtemp, realpath, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import type { SettingsProvider } from 'dsh-settings'
 import { plugWithSettings } from 'dsh-testing'
+import { TempDirs } from '../lib/temp-dirs.ts'
 
 /** One line of the results table (and one entry of bench-results.json). */
 export interface Row {
@@ -35,24 +34,21 @@ export interface Row {
 
 // ---- temp directories --------------------------------------------------------
 
-const temps = new Set<string>()
+const temps = new TempDirs('dsh-bench')
 
 /** A fresh temp directory (realpath'd, so paths compare equal to what the provider canonicalizes). */
 export async function tempDir(prefix: string): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), `dsh-bench-${prefix}-`)))
-  temps.add(dir)
-  return dir
+  return temps.create(prefix)
 }
 
 /** Remove one temp directory now. */
 export async function removeTemp(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true })
-  temps.delete(dir)
+  temps.remove(dir)
 }
 
 /** Remove every temp directory still around (the entry point's `finally`). */
 export async function removeAllTemps(): Promise<void> {
-  for (const dir of [...temps]) await removeTemp(dir)
+  temps.removeAll()
 }
 
 // ---- cordis --------------------------------------------------------------------

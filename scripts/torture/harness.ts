@@ -4,12 +4,11 @@
  * that are always removed, and small timing helpers.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { rmSync } from 'node:fs'
-import { mkdtemp, readdir, realpath, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { TempDirs } from '../lib/temp-dirs.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -98,20 +97,17 @@ export async function strayFiles(dir: string, expected: readonly string[]): Prom
 
 // ---- temp directories and mounts ------------------------------------------------------
 
-const temps = new Set<string>()
+const temps = new TempDirs('dsh-torture')
 const mounts = new Set<string>()
 
 /** A fresh temp directory (realpath'd, so it compares equal to the provider's canonical paths). */
 export async function tempDir(name: string): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), `dsh-torture-${name}-`)))
-  temps.add(dir)
-  return dir
+  return temps.create(name)
 }
 
 /** Remove one temp directory now. */
 export async function removeTemp(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true })
-  temps.delete(dir)
+  temps.remove(dir)
 }
 
 /** Mount a tmpfs of `size` on `dir` (throws with mount's message when that is not possible here). */
@@ -149,8 +145,7 @@ export function cleanUpNow(): void {
       unmount(dir)
     } catch {}
   }
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true })
-  temps.clear()
+  temps.removeAll()
 }
 
 process.once('exit', cleanUpNow)
