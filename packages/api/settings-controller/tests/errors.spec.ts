@@ -16,7 +16,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import type { SettingsTransaction } from 'dsh-settings'
+import { SettingsStoreError, type SettingsStoreErrorCode, type SettingsTransaction } from 'dsh-settings'
 import { boot, plugController, plugProvider, registerKind, remoteFailure, rootContext, type Booted } from './harness.ts'
 
 const Search = Schema.object({
@@ -224,6 +224,32 @@ class BrokenStorage extends MemorySettingsProvider {
     return Promise.reject(new Error('disk on fire at /very/private/place'))
   }
 }
+
+/** A store that refuses every write with a `SettingsStoreError` of the given code. */
+function refusingStore(code: SettingsStoreErrorCode) {
+  return class RefusingStore extends MemorySettingsProvider {
+    protected override transact(_transaction: SettingsTransaction): Promise<void> {
+      return Promise.reject(new SettingsStoreError(code, `settings document /home/me/settings.yaml refused (${code})`, '/home/me/settings.yaml'))
+    }
+  }
+}
+
+describe('store refusals', () => {
+  it.each([
+    ['SETTINGS_READ_ONLY', 'settings/rejected'],
+    ['SETTINGS_STORE_BUSY', 'settings/unavailable'],
+  ] as const)('maps a store refusal %s to %s with the store\'s own message', async (code, wire) => {
+    const { root } = rootContext()
+    const { fiber: providerFiber } = await plugProvider(root, refusingStore(code))
+    const { controller, fiber } = await plugController(root, { opener: false })
+    await registerKind(root, 'search', Search)
+    const error = await remoteFailure(() => controller.update('search', { limit: 1 }), wire)
+    expect(error.message).toBe(`settings document /home/me/settings.yaml refused (${code})`)
+    expect(error.details).toEqual({ ns: 'search', reason: code })
+    await fiber.dispose()
+    await providerFiber.dispose()
+  })
+})
 
 describe('internal', () => {
   it('answers an unexpected storage failure with a generic message and logs the original', async () => {
