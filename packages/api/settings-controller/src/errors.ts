@@ -95,8 +95,8 @@ export function parsePathText(text: string): string[] | undefined {
  * - input, schema and owner-check refusals, an unknown namespace and a read-only
  *   provider are `settings/rejected` with the service's own message (it is built
  *   never to quote a received value) and `{ ns, scope?, path?, reason }`;
- * - a store that refuses writes (`SETTINGS_READ_ONLY`) is `settings/rejected`, one that kept
- *   changing under the write is `settings/unavailable` (retry later); both messages name the store, never its content;
+ * - a store's refusal (`SettingsStoreError`) is `settings/rejected` or `settings/unavailable` as its
+ *   `refusal` says (read-only: rejected; busy: unavailable); its message names the store, never its content;
  * - a service that is shutting down is `settings/unavailable`;
  * - anything else is `internal` with a generic message; the original goes to the log only,
  *   because its text (a storage error, say) was never vetted for the wire.
@@ -118,8 +118,9 @@ export function toRemoteError(error: unknown, facts: SectionFacts, logger: Logge
     return rejected(error.message, sectionDetails(facts, { reason: error.code }))
   }
   if (error instanceof SettingsStoreError) {
-    const make = error.code === 'SETTINGS_READ_ONLY' ? rejected : unavailable
-    return make(error.message, sectionDetails(facts, { reason: error.code }))
+    const make = error.refusal === 'unavailable' ? unavailable : rejected
+    const position = (error as { position?: unknown }).position
+    return make(error.message, sectionDetails(facts, { reason: error.code, ...(position ? { position } : {}) }))
   }
   return internal(error, logger, label)
 }

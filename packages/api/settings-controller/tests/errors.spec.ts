@@ -16,7 +16,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import { SettingsStoreError, type SettingsStoreErrorCode, type SettingsTransaction } from 'dsh-settings'
+import { SettingsStoreError, type SettingsTransaction } from 'dsh-settings'
 import { boot, plugController, plugProvider, registerKind, remoteFailure, rootContext, type Booted } from './harness.ts'
 
 const Search = Schema.object({
@@ -225,12 +225,20 @@ class BrokenStorage extends MemorySettingsProvider {
   }
 }
 
-/** A store that refuses every write with a `SettingsStoreError` of the given code. */
-function refusingStore(code: SettingsStoreErrorCode) {
+/** A store that refuses every write with `error`. */
+function refusingStore(error: SettingsStoreError) {
   return class RefusingStore extends MemorySettingsProvider {
     protected override transact(_transaction: SettingsTransaction): Promise<void> {
-      return Promise.reject(new SettingsStoreError(code, `settings document /home/me/settings.yaml refused (${code})`, '/home/me/settings.yaml'))
+      return Promise.reject(error)
     }
+  }
+}
+
+/** A provider's own refusal class, as `dsh-settings-file`'s document error is: a code of its own and a position. */
+class UnparsableDocument extends SettingsStoreError {
+  readonly position = { line: 3, column: 7 }
+  constructor() {
+    super('SETTINGS_DOCUMENT', 'settings document /home/me/settings.yaml is not valid YAML: BAD_INDENT at line 3, column 7', '/home/me/settings.yaml')
   }
 }
 
@@ -240,12 +248,36 @@ describe('store refusals', () => {
     ['SETTINGS_STORE_BUSY', 'settings/unavailable'],
   ] as const)('maps a store refusal %s to %s with the store\'s own message', async (code, wire) => {
     const { root } = rootContext()
-    const { fiber: providerFiber } = await plugProvider(root, refusingStore(code))
+    const { fiber: providerFiber } = await plugProvider(root, refusingStore(new SettingsStoreError(code, `settings document /home/me/settings.yaml refused (${code})`, '/home/me/settings.yaml')))
     const { controller, fiber } = await plugController(root, { opener: false })
     await registerKind(root, 'search', Search)
     const error = await remoteFailure(() => controller.update('search', { limit: 1 }), wire)
     expect(error.message).toBe(`settings document /home/me/settings.yaml refused (${code})`)
     expect(error.details).toEqual({ ns: 'search', reason: code })
+    await fiber.dispose()
+    await providerFiber.dispose()
+  })
+
+  it('answers a provider\'s own refusal by its refusal kind, with the position where it has one', async () => {
+    const { root } = rootContext()
+    const { fiber: providerFiber } = await plugProvider(root, refusingStore(new UnparsableDocument()))
+    const { controller, fiber } = await plugController(root, { opener: false })
+    await registerKind(root, 'search', Search)
+    const error = await remoteFailure(() => controller.update('search', { limit: 1 }), 'settings/rejected')
+    expect(error.message).toContain('line 3, column 7')
+    expect(error.details).toEqual({ ns: 'search', reason: 'SETTINGS_DOCUMENT', position: { line: 3, column: 7 } })
+    await fiber.dispose()
+    await providerFiber.dispose()
+  })
+
+  it('answers a refusal that says the store is unavailable with settings/unavailable', async () => {
+    const { root } = rootContext()
+    const locked = new SettingsStoreError('SETTINGS_LOCK_TIMEOUT', 'settings document /home/me/settings.yaml is locked by pid 4242 on host; gave up after 2000 ms', '/home/me/settings.yaml', { refusal: 'unavailable' })
+    const { fiber: providerFiber } = await plugProvider(root, refusingStore(locked))
+    const { controller, fiber } = await plugController(root, { opener: false })
+    await registerKind(root, 'search', Search)
+    const error = await remoteFailure(() => controller.update('search', { limit: 1 }), 'settings/unavailable')
+    expect(error.message).toContain('pid 4242')
     await fiber.dispose()
     await providerFiber.dispose()
   })

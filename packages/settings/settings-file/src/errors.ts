@@ -1,9 +1,15 @@
+import { SettingsStoreError } from 'dsh-settings'
 import type { LockOwner } from './owner.ts'
 
-/** The settings document cannot be used: unreadable, unparsable, of an unsupported kind, or not a map. */
-export class SettingsDocumentError extends Error {
+/**
+ * The settings document cannot be used: unreadable, unparsable, of an
+ * unsupported kind, or not a map. A write refused for it is `rejected`: it
+ * cannot succeed until the user mends the file. The message gives the
+ * position, never the document's text.
+ */
+export class SettingsDocumentError extends SettingsStoreError {
   override readonly name = 'SettingsDocumentError'
-  readonly code = 'SETTINGS_DOCUMENT'
+  declare readonly code: 'SETTINGS_DOCUMENT'
   constructor(
     message: string,
     /** The document's path. */
@@ -11,14 +17,14 @@ export class SettingsDocumentError extends Error {
     /** Where parsing failed, 1-based, when it did. */
     readonly position?: { line: number; column: number },
   ) {
-    super(message)
+    super('SETTINGS_DOCUMENT', message, file, { refusal: 'rejected' })
   }
 }
 
-/** A writer could not take the document lock in time; another process holds it. */
-export class SettingsLockTimeoutError extends Error {
+/** A writer could not take the document lock in time; another process holds it. The write may succeed later: `unavailable`. */
+export class SettingsLockTimeoutError extends SettingsStoreError {
   override readonly name = 'SettingsLockTimeoutError'
-  readonly code = 'SETTINGS_LOCK_TIMEOUT'
+  declare readonly code: 'SETTINGS_LOCK_TIMEOUT'
   constructor(
     /** The document whose lock was held. */
     readonly file: string,
@@ -26,6 +32,6 @@ export class SettingsLockTimeoutError extends Error {
     readonly owner: LockOwner | undefined,
     timeoutMs: number,
   ) {
-    super(`settings document ${file} is locked by ${owner ? `pid ${owner.pid} on ${owner.hostname}` : 'an unknown owner'}; gave up after ${timeoutMs} ms`)
+    super('SETTINGS_LOCK_TIMEOUT', `settings document ${file} is locked by ${owner ? `pid ${owner.pid} on ${owner.hostname}` : 'an unknown owner'}; gave up after ${timeoutMs} ms`, file, { refusal: 'unavailable' })
   }
 }

@@ -6,7 +6,7 @@ import { chmod, mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:f
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { SettingsScope } from 'dsh-settings'
+import { SettingsStoreError, type SettingsScope } from 'dsh-settings'
 import { bootFile, tempDir, type FileHarness } from './file-harness.ts'
 import { deadPid } from './processes-helpers.ts'
 import { hostTag } from '../src/leftovers.ts'
@@ -99,6 +99,32 @@ describe('a read-only document', () => {
     await chmod(dir, 0o700)
     await scope.update({ n: 2 })
     expect(await readFile(file, 'utf8')).toBe('counter:\n  n: 2\n')
+  })
+})
+
+describe('how refusals read to a caller', () => {
+  it('refuses a write while the document does not parse as rejected, with the position and no document text', async () => {
+    await writeFile(file, 'counter:\n  n: 1\n')
+    const scope = await boot()
+    await writeFile(file, 'counter:\n  n: 1\n   token: s3cret\n')
+    const error = await failureOf(scope.update({ n: 2 }))
+    expect(error).toBeInstanceOf(SettingsStoreError)
+    expect(error).toMatchObject({ name: 'SettingsDocumentError', code: 'SETTINGS_DOCUMENT', refusal: 'rejected', store: file, position: { line: 2 } })
+    expect((error as Error).message).not.toContain('s3cret')
+  })
+
+  it('refuses a write while another live process holds the lock as unavailable, naming its pid', async () => {
+    await writeFile(file, 'counter:\n  n: 1\n')
+    const scope = await boot({ lockTimeoutMs: 50 })
+    const held = await acquireLock(`${file}.lock`, { timeoutMs: 1000, file })
+    try {
+      const error = await failureOf(scope.update({ n: 2 }))
+      expect(error).toBeInstanceOf(SettingsStoreError)
+      expect(error).toMatchObject({ name: 'SettingsLockTimeoutError', code: 'SETTINGS_LOCK_TIMEOUT', refusal: 'unavailable' })
+      expect((error as Error).message).toContain(`pid ${process.pid}`)
+    } finally {
+      await held.release()
+    }
   })
 })
 

@@ -85,7 +85,15 @@ export class SettingsRegistrationError extends SectionStateError<'SETTINGS_DUPLI
   override readonly name = 'SettingsRegistrationError'
 }
 
-/** Why a provider could not store a write; each code is a condition a caller can act on. */
+/**
+ * How a caller should take a store's refusal: `rejected`, the store will not
+ * take this write as it stands (read-only, a document that does not parse,
+ * data the store cannot hold); `unavailable`, the store cannot take any write
+ * right now, and the same write may succeed later (busy, locked, unreachable).
+ */
+export type SettingsStoreRefusal = 'rejected' | 'unavailable'
+
+/** The codes the seam itself knows; a provider may add its own, each with a refusal kind. */
 export type SettingsStoreErrorCode =
   /** The store refuses writes (a read-only file or folder, a read-only database role). */
   | 'SETTINGS_READ_ONLY'
@@ -94,20 +102,27 @@ export type SettingsStoreErrorCode =
 
 /**
  * A provider refused to store a write for a reason of the store, not of the
- * data: nothing was stored. `store` names what was refused (a file path, a
- * database host), never its content.
+ * data's schema: nothing was stored. Providers throw it (or a subclass) from
+ * `transact`; the message names the store (a file path, a database host) and
+ * never quotes its content. `refusal` tells a wire how to answer: the
+ * controller maps `rejected` to `settings/rejected` and `unavailable` to
+ * `settings/unavailable`.
  */
 export class SettingsStoreError extends Error {
-  override readonly name = 'SettingsStoreError'
+  override readonly name: string = 'SettingsStoreError'
   constructor(
-    readonly code: SettingsStoreErrorCode,
+    readonly code: SettingsStoreErrorCode | (string & {}),
     message: string,
     /** The store concerned: a file path, a database host. */
     readonly store: string,
-    options?: { cause?: unknown },
+    options: { refusal?: SettingsStoreRefusal; cause?: unknown } = {},
   ) {
-    super(message, options)
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.refusal = options.refusal ?? (code === 'SETTINGS_STORE_BUSY' ? 'unavailable' : 'rejected')
   }
+
+  /** Whether the same write may succeed later (`unavailable`) or not as it stands (`rejected`). */
+  readonly refusal: SettingsStoreRefusal
 }
 
 /** Whether `error` is an invariant failure that must reach the emitter instead of being contained. */

@@ -8,7 +8,7 @@ export {
   SettingsUnavailableError,
   SettingsValidationError,
 } from './errors.ts'
-export type { SettingsStoreErrorCode } from './errors.ts'
+export type { SettingsStoreErrorCode, SettingsStoreRefusal } from './errors.ts'
 export { NAMESPACE_PATTERN, RESERVED_NAMESPACES, settingsNamespace, settingsScopeId } from './ids.ts'
 export { installSettingsSection } from './install-section.ts'
 export { SCOPES_KEY } from './document.ts'
