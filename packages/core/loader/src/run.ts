@@ -3,6 +3,7 @@ import { Context, Logger } from 'cordis'
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { DeploymentLoader } from './loader.ts'
+import { formatLogValue } from './log-format.ts'
 import { planDeployment } from './plan.ts'
 
 /** A running deployment. */
@@ -37,6 +38,7 @@ export async function runDeployment(file: string, options: RunOptions = {}): Pro
   const write = options.write ?? ((line: string) => console.log(line))
   const exporter = {
     colors: false as const,
+    formatters: { o: formatLogValue, O: formatLogValue },
     export: (message: Parameters<typeof Logger.format>[1]) => write(`[${message.type[0]!.toUpperCase()}] ${message.name} ${Logger.format(exporter, message)}`),
   }
   root.logger.exporter(exporter)

@@ -66,6 +66,15 @@ async function startTwoProbes() {
 }
 
 describe('runDeployment', () => {
+  it('logs an error passed after the message by name, code, message and stack, not as {}', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'failing.mjs'), "export const name = 'failing'\nexport function apply(ctx) { const error = new Error('the lock is held by pid 42'); error.code = 'LOCKED'; ctx.logger('failing').warn('writing failed:', error) }\n")
+    await writeFile(join(dir, 'cordis.yml'), yaml('  ./failing.mjs: {}'))
+    const { lines } = await start(join(dir, 'cordis.yml'))
+    await eventually(() => expect(lines.join('\n')).toContain('[W] failing writing failed: Error [LOCKED]: the lock is held by pid 42'))
+    expect(lines.join('\n')).toMatch(/\n\s+at /)
+  })
+
   it('plugs the entries of the file in order and writes their log lines', async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'cordis.yml'), twoProbes(1))
