@@ -1,4 +1,4 @@
-import equal from 'fast-deep-equal'
+import { dataEqual } from 'dsh-settings'
 
 /** A path into a document: object keys as strings, array indexes as numbers. */
 export type DocumentPath = (string | number)[]
@@ -22,7 +22,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * that becomes empty is set to `{}`, so it stays an object rather than losing all its keys.
  */
 export function diffDocuments(prev: unknown, next: unknown, path: DocumentPath = [], edits: DocumentEdit[] = []): DocumentEdit[] {
-  if (equal(prev, next)) return edits
+  if (dataEqual(prev, next)) return edits
   // Below the root, objects sharing no key are different values: set whole rather than emptied and refilled.
   const related = isPlainObject(prev) && isPlainObject(next) && Object.keys(next).length > 0
   if (related && (!path.length || !Object.keys(prev).length || Object.keys(next).some((key) => Object.hasOwn(prev, key)))) {

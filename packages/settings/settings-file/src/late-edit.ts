@@ -1,5 +1,4 @@
-import equal from 'fast-deep-equal'
-import { SCOPES_KEY } from 'dsh-settings'
+import { dataEqual, SCOPES_KEY } from 'dsh-settings'
 
 type Sections = Record<string, unknown>
 
@@ -17,7 +16,7 @@ function foldLevel(base: Sections, late: Sections, into: Sections): boolean {
   let changed = false
   // A section missing from the late file is kept: a save cut short is far likelier than a deletion timed with a write.
   for (const key of Object.keys(late)) {
-    if (own(base, key) && equal(base[key], late[key])) continue
+    if (own(base, key) && dataEqual(base[key], late[key])) continue
     put(into, key, true, late[key])
     changed = true
   }

@@ -1,4 +1,4 @@
-import equal from 'fast-deep-equal'
+import { dataEqual } from 'dsh-settings'
 import { parseDocument, stringify, type Document } from 'yaml'
 import { diffDocuments } from './diff.ts'
 import { SettingsDocumentError } from './errors.ts'
@@ -44,7 +44,7 @@ export function renderYaml(text: string, doc: Document.Parsed, prev: unknown, ne
     } catch {
       break // an alias left without its anchor, a merge of a non-map
     }
-    if (equal(actual, next)) return { text: candidate, preserved: true, parsed: { data: actual as Record<string, unknown>, yaml: check } }
+    if (dataEqual(actual, next)) return { text: candidate, preserved: true, parsed: { data: actual as Record<string, unknown>, yaml: check } }
     const corrections = diffDocuments(actual, next)
     if (!corrections.length) break
     edits.push(...corrections)
@@ -58,7 +58,7 @@ export function renderYaml(text: string, doc: Document.Parsed, prev: unknown, ne
 function holds(text: string, expected: unknown): boolean {
   try {
     const doc = parseDocument(text, YAML_OPTIONS)
-    return !doc.errors.length && equal(doc.toJS(YAML_OPTIONS) ?? {}, expected)
+    return !doc.errors.length && dataEqual(doc.toJS(YAML_OPTIONS) ?? {}, expected)
   } catch {
     return false
   }

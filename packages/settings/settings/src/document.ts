@@ -1,4 +1,4 @@
-import equal from 'fast-deep-equal'
+import { dataEqual } from './equal.ts'
 import { cloneStored, isPlainObject } from './json.ts'
 import type { SettingsDocument } from './types.ts'
 
@@ -87,7 +87,7 @@ export function changedSections(prev: SettingsDocument, next: SettingsDocument):
     const id = sectionId(key.ns, key.scope)
     if (seen.has(id)) continue
     seen.add(id)
-    if (!equal(getSection(prev, key.ns, key.scope), getSection(next, key.ns, key.scope))) changed.push(key)
+    if (!dataEqual(getSection(prev, key.ns, key.scope), getSection(next, key.ns, key.scope))) changed.push(key)
   }
   return changed
 }

@@ -1,5 +1,5 @@
 import type { Context, Logger } from 'cordis'
-import equal from 'fast-deep-equal'
+import { dataEqual } from './equal.ts'
 import { namedScopeOf } from 'dsh-scope'
 import { adoptDocument, changedSections, getSection, sectionId, withSection, type SectionKey } from './document.ts'
 import { SettingsRegistrationError, SettingsUnavailableError, SettingsValidationError } from './errors.ts'
@@ -189,7 +189,7 @@ export class SettingsEngine {
       this.logger.warn(`settings: keeping last good ${sectionLabel(ns, scope)} after invalid stored section: ${(error as Error).message}`)
       return
     }
-    if (equal(next, instance.value)) return
+    if (dataEqual(next, instance.value)) return
     const prev = instance.value
     instance.value = next
     for (const watcher of instance.watchers) {

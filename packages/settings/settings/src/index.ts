@@ -1,4 +1,5 @@
 export { SettingsProvider } from './provider.ts'
+export { dataEqual } from './equal.ts'
 export type { SettingsTransaction } from './transactions.ts'
 export {
   SettingsConflictError,

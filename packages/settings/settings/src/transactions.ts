@@ -1,4 +1,4 @@
-import equal from 'fast-deep-equal'
+import { dataEqual } from './equal.ts'
 import { getSection, sectionId, withSection, type SectionKey } from './document.ts'
 import type { SettingsEngine } from './engine.ts'
 import { SettingsConflictError, SettingsInputError, SettingsUnavailableError } from './errors.ts'
@@ -181,7 +181,7 @@ export class WriteRunner {
     }
     const stored = getSection(doc, key.ns, key.scope)
     const section = deriveSection(stored, write.payload, { label, ns: key.ns, scope: key.scope })
-    const changed = !equal(stored, section)
+    const changed = !dataEqual(stored, section)
     const next = changed ? withSection(doc, key, section) : doc
     this.judge(kind, key, next, doc)
     if (changed) pending.set(id, revision + 1)

@@ -1,5 +1,5 @@
 import type { SettingsNamespaceView } from 'dsh-settings'
-import equal from 'fast-deep-equal'
+import { dataEqual } from 'dsh-settings/equal'
 import { isPlainObject } from './paths.ts'
 
 /** One field that differs between two reads of a namespace. */
@@ -11,7 +11,7 @@ export interface FieldChange {
 }
 
 function diffValues(before: unknown, after: unknown, path: string[], out: FieldChange[]): void {
-  if (equal(before, after)) return
+  if (dataEqual(before, after)) return
   if (isPlainObject(before) && isPlainObject(after)) {
     const keys = new Set([...Object.keys(before), ...Object.keys(after)])
     for (const key of keys) diffValues(before[key], after[key], [...path, key], out)

@@ -1,4 +1,4 @@
-import equal from 'fast-deep-equal'
+import { dataEqual } from 'dsh-settings/equal'
 import { useState } from 'preact/hooks'
 import type { Edit } from '../../model/index.ts'
 import { showValue } from '../format.ts'
@@ -40,7 +40,7 @@ export function ChoiceInput({ field, api, id, label, inList }: ControlProps) {
   }
 
   const options = field.options ?? []
-  const selected = options.findIndex((option) => equal(option.value, field.value))
+  const selected = options.findIndex((option) => dataEqual(option.value, field.value))
   const choose = (index: number) => {
     const option = options[index]
     if (option) void send({ type: 'set', path: field.path, value: option.value })
