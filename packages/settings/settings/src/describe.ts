@@ -25,7 +25,7 @@ function valueAt(value: unknown, path: readonly string[]): unknown {
 function resolveBestEffort(kind: Kind, layers: unknown[], scope: string | undefined, warn: (message: string) => void): unknown {
   for (let count = layers.length; count >= 0; count--) {
     try {
-      return resolveValue(kind.schema, layers.slice(0, count), validatorOf(kind), { ns: kind.ns, scope })
+      return resolveValue(kind.schema, layers.slice(0, count), validatorOf(kind), { ns: kind.ns, scope }, kind.redactor)
     } catch (error) {
       warn(`settings: describing ${JSON.stringify(kind.ns)} without a layer that does not resolve: ${(error as Error).message}`)
     }

@@ -88,7 +88,7 @@ export class SettingsEngine {
     validate: ((value: any) => void) | undefined = validatorOf(kind),
   ): unknown {
     const layers = [instance?.base, this.layer(doc, kind.ns), scope === undefined ? undefined : this.layer(doc, kind.ns, scope)]
-    return resolveValue(kind.schema, layers, validate, { ns: kind.ns, scope })
+    return resolveValue(kind.schema, layers, validate, { ns: kind.ns, scope }, kind.redactor)
   }
 
   // ---- registration -------------------------------------------------------

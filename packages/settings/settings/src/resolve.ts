@@ -3,6 +3,8 @@ import { SettingsValidationError } from './errors.ts'
 import { frozenCopy } from './freeze.ts'
 import { formatPath } from './json.ts'
 import { mergeLayers } from './merge.ts'
+import type { Redactor } from './redact.ts'
+import { scrubbedError, secretTexts } from './scrub.ts'
 import type { SettingsSchema } from './types.ts'
 
 /** The section a resolution concerns, for error messages. */
@@ -58,7 +60,9 @@ export function applySchema<T>(schema: SettingsSchema<T>, data: unknown, site: S
 
 /**
  * Resolve one instance: merge the layers (lowest first), apply the schema and
- * its defaults, freeze a private copy, then run the kind's check on it.
+ * its defaults, freeze a private copy, then run the kind's check on it. A
+ * refusal's message (and its `cause`) carry no secret of the candidate or its
+ * layers, when the kind's `redactor` is given.
  * @returns the deep-frozen resolved value.
  * @throws {SettingsValidationError} when the schema or the check refuses the value.
  */
@@ -67,15 +71,18 @@ export function resolveValue<T>(
   layers: readonly unknown[],
   validate: ((value: T) => void) | undefined,
   site: SectionSite,
+  redactor?: Redactor,
 ): T {
   // mergeLayers returns fresh objects: schemastery writes adapted values back into its input.
   const value = frozenCopy(applySchema(schema, mergeLayers(layers), site))
   if (validate) {
     try {
       validate(value)
-    } catch (cause) {
-      const detail = cause instanceof Error ? cause.message : String(cause)
-      throw new SettingsValidationError({ ...site, path: [], reason: `was refused by its owner's check: ${detail}`, cause })
+    } catch (thrown) {
+      // The owner's message may quote a secret it was handed: every secret of the candidate and its layers is cut out.
+      const secrets = redactor ? secretTexts(redactor, [value, ...layers]) : []
+      const cause = scrubbedError(thrown, secrets)
+      throw new SettingsValidationError({ ...site, path: [], reason: `was refused by its owner's check: ${cause.message}`, cause })
     }
   }
   return value
