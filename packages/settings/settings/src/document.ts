@@ -1,4 +1,6 @@
+import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import { dataEqual } from './equal.ts'
+import { NAMESPACE_PATTERN } from './ids.ts'
 import { cloneStored, isPlainObject } from './json.ts'
 import type { SettingsDocument } from './types.ts'
 
@@ -41,28 +43,50 @@ export function withSection(doc: SettingsDocument, key: SectionKey, section: unk
   return next
 }
 
+/** A key as a warning shows it: quoted, and cut short (a key is the user's text, and may be long). */
+function shownKey(key: string): string {
+  return JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)
+}
+
 /**
  * Copy a document handed over by a provider into one the seam can own, and
- * list what is wrong with its shape. A non-object document reads as empty; a
- * non-object `scopes` map or scope entry is kept as stored (so a write does not
- * drop it) but reads as holding no sections.
+ * list what is wrong with its shape, each problem as a sentence naming the
+ * key and the rule it breaks (never a value). A non-object document reads as
+ * empty; a non-object `scopes` map or scope entry is kept as stored (so a write
+ * does not drop it) but reads as holding no sections; a key that is not a
+ * namespace, or a scope id that is not `<kind>/<id>`, is kept and ignored.
  */
 export function adoptDocument(input: unknown): { doc: SettingsDocument; problems: string[] } {
   const problems: string[] = []
   if (!isPlainObject(input)) {
-    if (input !== undefined && input !== null) problems.push('the document is not a map of namespace sections')
+    if (input !== undefined && input !== null) problems.push('the document is not a map of namespace sections; reading it as empty')
     return { doc: {}, problems }
   }
   const doc = cloneStored(input) as SettingsDocument
+  for (const key of Object.keys(doc)) {
+    if (key !== SCOPES_KEY && !NAMESPACE_PATTERN.test(key)) problems.push(`key ${shownKey(key)} is not a namespace (it must match ${NAMESPACE_PATTERN}); it is ignored`)
+  }
   const scopes = own(doc, SCOPES_KEY)
   if (scopes !== undefined && !isPlainObject(scopes)) {
-    problems.push(`"${SCOPES_KEY}" is not a map of scope ids`)
+    problems.push(`"${SCOPES_KEY}" is not a map of scope ids; reading it as empty`)
   } else if (scopes) {
     for (const scope of Object.keys(scopes)) {
-      if (!isPlainObject(scopes[scope])) problems.push(`scope ${JSON.stringify(scope)} is not a map of namespace sections`)
+      const sections = scopes[scope]
+      if (!SCOPE_ID_PATTERN.test(scope)) problems.push(`scope ${shownKey(scope)} is not a scope id (it must be <kind>/<id>, matching ${SCOPE_ID_PATTERN}); it is ignored`)
+      else if (!isPlainObject(sections)) problems.push(`scope ${shownKey(scope)} is not a map of namespace sections; reading it as empty`)
+      else {
+        for (const key of Object.keys(sections)) {
+          if (!NAMESPACE_PATTERN.test(key)) problems.push(`key ${shownKey(key)} in scope ${shownKey(scope)} is not a namespace (it must match ${NAMESPACE_PATTERN}); it is ignored`)
+        }
+      }
     }
   }
   return { doc, problems }
+}
+
+/** Whether a section can feed anything: its namespace and scope id follow the grammar. */
+export function isWellNamed(key: SectionKey): boolean {
+  return NAMESPACE_PATTERN.test(key.ns) && (key.scope === undefined || SCOPE_ID_PATTERN.test(key.scope))
 }
 
 /** Every section key present in a document. */

@@ -1,7 +1,7 @@
 import type { Context, Logger } from 'cordis'
 import { dataEqual } from './equal.ts'
 import { namedScopeOf } from 'dsh-scope'
-import { adoptDocument, changedSections, getSection, sectionId, withSection, type SectionKey } from './document.ts'
+import { adoptDocument, changedSections, getSection, isWellNamed, sectionId, withSection, type SectionKey } from './document.ts'
 import { SettingsRegistrationError, SettingsUnavailableError, SettingsValidationError } from './errors.ts'
 import { emitContained, Inflight, Watcher } from './fanout.ts'
 import { frozenCopy } from './freeze.ts'
@@ -27,6 +27,8 @@ export class SettingsEngine {
   readonly registry = new Registry()
   readonly revisions = new Revisions()
   private committed: SettingsDocument = {}
+  /** The shape problems of the last document adopted, each warned about once. */
+  private problems = new Set<string>()
   private halted = false
   private readonly inflight = new Inflight()
   private readonly writes: WriteRunner
@@ -61,10 +63,11 @@ export class SettingsEngine {
     await this.inflight.drain()
   }
 
-  /** Copy a provider's document, warning about shape problems. */
+  /** Copy a provider's document, warning once about each shape problem it newly has (not again on every write). */
   adopt(document: unknown): SettingsDocument {
     const { doc, problems } = adoptDocument(document)
-    for (const problem of problems) this.logger.warn(`settings: ${problem}; reading it as empty`)
+    for (const problem of problems) if (!this.problems.has(problem)) this.logger.warn(`settings: ${problem}`)
+    this.problems = new Set(problems)
     return doc
   }
 
@@ -216,9 +219,11 @@ export class SettingsEngine {
     this.committed = next
     const affected = new Set<Instance>()
     for (const key of changed) {
-      this.announce(key, this.revisions.bump(sectionId(key.ns, key.scope)), invariants)
-      const kind = this.registry.kinds.get(key.ns)
+      const revision = this.revisions.bump(sectionId(key.ns, key.scope))
+      const kind = isWellNamed(key) ? this.registry.kinds.get(key.ns) : undefined
+      // Announced only for a section something can read: a namespace of a known kind, in a well-formed scope.
       if (!kind) continue
+      this.announce(key, revision, invariants)
       if (key.scope === undefined) kind.instances.forEach((instance) => affected.add(instance))
       else if (kind.instances.has(key.scope)) affected.add(kind.instances.get(key.scope)!)
     }

@@ -258,7 +258,7 @@ describe('resolveValue', () => {
     expect(value).toEqual({ nested: { n: 2 } })
   })
 
-  it('turns a validate throw into a SettingsValidationError whose cause is the original error', () => {
+  it('turns a validate throw into a SettingsValidationError whose cause is a copy of the original error (name, message, code)', () => {
     const original = new RangeError('min must not exceed max')
     const schema = Schema.object({ min: Schema.number(), max: Schema.number() })
     const error = validationError(() => resolveValue(schema, [{ min: 5, max: 1 }], () => {
@@ -269,15 +269,18 @@ describe('resolveValue', () => {
     expect(error.ns).toBe('demo')
     expect(error.scope).toBe('preset/x')
     expect(error.path).toEqual([])
-    expect(error.cause).toBe(original)
+    // A copy, so a scrubbed message can never be undone through the original object.
+    expect(error.cause).not.toBe(original)
+    expect(error.cause).toMatchObject({ name: 'RangeError', message: 'min must not exceed max' })
     expect(error.message).toContain('"demo"')
   })
 
-  it('wraps a thrown non-error value from validate as the cause too', () => {
+  it('wraps a thrown non-error value from validate as an error cause holding its text', () => {
     const error = validationError(() => resolveValue(Schema.object({}), [{}], () => {
       throw 'refused'
     }, site))
-    expect(error.cause).toBe('refused')
+    expect(error.cause).toBeInstanceOf(Error)
+    expect((error.cause as Error).message).toBe('refused')
     expect(error.code).toBe('SETTINGS_INVALID')
   })
 
