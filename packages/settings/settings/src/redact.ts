@@ -67,6 +67,26 @@ function matches(value: unknown, branch: AnySchema): boolean {
   }
 }
 
+/** Whether `value` is a container a former union branch could have left keys or items in. */
+function isContainer(value: unknown): boolean {
+  return isPlainObject(value) || Array.isArray(value)
+}
+
+/**
+ * Merge the slots found for one path (a secret can be met through the matched branch and
+ * through another one): the first occurrence keeps its place, and a path is set when any walk saw a value.
+ */
+function mergeSlots(slots: SecretSlot[]): SecretSlot[] {
+  const byPath = new Map<string, SecretSlot>()
+  for (const slot of slots) {
+    const key = JSON.stringify(slot.path)
+    const known = byPath.get(key)
+    if (known) known.set ||= slot.set
+    else byPath.set(key, { ...slot })
+  }
+  return [...byPath.values()]
+}
+
 /**
  * Build a redactor for `schema`. It follows objects, dicts, arrays, tuples,
  * unions (through the branch that admits the value, as resolution does),
@@ -74,6 +94,12 @@ function matches(value: unknown, branch: AnySchema): boolean {
  * the schema meets a value of the wrong shape, or a union no branch admits, the
  * whole value at that position is treated as a secret. Secret array items
  * become `null` so the remaining indexes still address the same elements.
+ *
+ * The other branches of a union count too: object schemas keep keys they do not
+ * declare, so after a discriminator switch the value still holds what the former
+ * branch wrote, and the branch that admits it now may not know (or may call plain)
+ * a key the former branch marked secret. Every position any branch marks secret is
+ * therefore redacted wherever the value sits, and reported as a set slot.
  */
 export function createRedactor(schema: AnySchema): Redactor {
   const memo = new Map<AnySchema, boolean>()
@@ -102,82 +128,110 @@ export function createRedactor(schema: AnySchema): Redactor {
     return found
   }
 
-  const walk = (value: unknown, input: AnySchema, path: string[], slots: SecretSlot[]): unknown => {
+  /**
+   * Whether a union branch that did not pick `value` may have left a secret in it. One that
+   * admits the value could be its schema (a plain string beside a secret one). One that
+   * rejects it can only have left keys or items inside a container, and only if it has
+   * child schemas: so `42` stays beside a secret string, and a key file's object beside a secret key.
+   */
+  const mayHaveLeftSecrets = (value: unknown, branch: AnySchema): boolean =>
+    containsSecret(branch) && ((isContainer(value) && childrenOf(unlazy(branch)).length > 0) || matches(value, branch))
+
+  /** Redact, one after another, what `branches` (which did not pick the value) may have left secret in it. */
+  const redactLeftovers = (value: unknown, branches: AnySchema[], path: string[], slots: SecretSlot[]): unknown => {
+    let result = value
+    for (const branch of branches) {
+      if (!mayHaveLeftSecrets(result, branch)) continue
+      result = walk(result, branch, path, slots, false)
+      if (result === REMOVED) return REMOVED
+    }
+    return result
+  }
+
+  /**
+   * Redact `value` at `path` as `input` describes it. `resolved` tells whether the value
+   * resolved through `input`: then absent secrets are listed as unset slots and a value of the
+   * wrong shape is a secret (fail closed). Otherwise `input` is a union branch the value may
+   * only have kept leftovers of: only what is present is redacted, and a container of another
+   * shape is not that branch's to judge.
+   */
+  const walk = (value: unknown, input: AnySchema, path: string[], slots: SecretSlot[], resolved: boolean): unknown => {
     const node = unlazy(input)
+    const present = value !== undefined && value !== null
     if (isSecretNode(input) || isSecretNode(node)) {
-      slots.push({ path, set: value !== undefined && value !== null })
+      if (!present && !resolved) return value
+      slots.push({ path, set: present })
       return REMOVED
     }
     if (!containsSecret(node)) return value
+    if (!present) {
+      // Name the secret properties of an absent object, so a page can offer them as unset inputs.
+      if (resolved && node.type === 'object') {
+        for (const [key, child] of Object.entries(node.dict ?? {})) walk(undefined, child, [...path, key], slots, true)
+      }
+      return value
+    }
     const opaque = () => (slots.push({ path, set: true }), REMOVED)
+    const misfit = () => (resolved ? opaque() : value)
     switch (node.type) {
       case 'object': {
+        if (!isPlainObject(value)) return misfit()
         const dict = node.dict ?? {}
-        if (value === undefined || value === null) {
-          for (const key of Object.keys(dict)) walk(undefined, dict[key]!, [...path, key], slots)
-          return value
-        }
-        if (!isPlainObject(value)) return opaque()
         const result: Record<string, unknown> = { ...value }
         for (const key of Object.keys(dict)) {
-          const child = walk(Object.hasOwn(value, key) ? value[key] : undefined, dict[key]!, [...path, key], slots)
+          const child = walk(Object.hasOwn(value, key) ? value[key] : undefined, dict[key]!, [...path, key], slots, resolved)
           if (child === REMOVED) delete result[key]
           else if (Object.hasOwn(value, key)) result[key] = child
         }
         return result
       }
       case 'dict': {
-        if (value === undefined || value === null) return value
-        if (!isPlainObject(value) || !node.inner) return opaque()
+        if (!isPlainObject(value) || !node.inner) return misfit()
         const result: Record<string, unknown> = {}
         for (const key of Object.keys(value)) {
-          const child = walk(value[key], node.inner, [...path, key], slots)
+          const child = walk(value[key], node.inner, [...path, key], slots, resolved)
           if (child !== REMOVED) result[key] = child
         }
         return result
       }
       case 'array':
       case 'tuple': {
-        if (value === undefined || value === null) return value
-        if (!Array.isArray(value)) return opaque()
+        if (!Array.isArray(value)) return misfit()
         return value.map((item, index) => {
           const itemSchema = node.type === 'array' ? node.inner : node.list?.[index]
           if (!itemSchema) return item
-          const child = walk(item, itemSchema, [...path, String(index)], slots)
+          const child = walk(item, itemSchema, [...path, String(index)], slots, resolved)
           return child === REMOVED ? null : child
         })
       }
       case 'union': {
-        if (value === undefined || value === null) return value
-        const branch = node.list?.find((candidate) => matches(value, candidate))
-        return branch ? walk(value, branch, path, slots) : opaque()
+        const branches = node.list ?? []
+        if (!resolved) return redactLeftovers(value, branches, path, slots)
+        const branch = branches.find((candidate) => matches(value, candidate))
+        if (!branch) return opaque()
+        const result = walk(value, branch, path, slots, true)
+        return result === REMOVED ? REMOVED : redactLeftovers(result, branches.filter((other) => other !== branch), path, slots)
       }
       case 'intersect': {
-        let result = value
-        for (const branch of node.list ?? []) {
-          result = walk(result, branch, path, slots)
+        let result: unknown = value
+        for (const part of node.list ?? []) {
+          result = walk(result, part, path, slots, resolved)
           if (result === REMOVED) return REMOVED
         }
         return result
       }
       case 'transform':
-        return node.inner ? walk(value, node.inner, path, slots) : opaque()
+        return node.inner ? walk(value, node.inner, path, slots, resolved) : opaque()
       default:
+        // A secret-bearing schema this walk does not know: it cannot prove any part safe.
         return opaque()
     }
   }
 
   const redactWith = (value: unknown, node: AnySchema): Redaction => {
     const slots: SecretSlot[] = []
-    const result = walk(value, node, [], slots)
-    const seen = new Set<string>()
-    const unique = slots.filter((slot) => {
-      const key = JSON.stringify(slot.path)
-      if (seen.has(key)) return false
-      seen.add(key)
-      return true
-    })
-    return { value: result === REMOVED ? undefined : result, slots: unique }
+    const result = walk(value, node, [], slots, true)
+    return { value: result === REMOVED ? undefined : result, slots: mergeSlots(slots) }
   }
 
   return {

@@ -307,6 +307,195 @@ describe('createRedactor: composite schemas', () => {
   })
 })
 
+describe('createRedactor: secrets of the other union branches', () => {
+  // The shape of issue 10: switching `kind` keeps the keys the former branch wrote.
+  const switched = Schema.union([
+    Schema.object({ kind: Schema.const('a').required(), token: secret() }),
+    Schema.object({ kind: Schema.const('b').required(), url: Schema.string() }),
+  ])
+
+  it('removes a key the matched branch does not declare when another branch marks it secret, as a set slot', () => {
+    const value = { kind: 'b' as const, url: 'https://x', token: 'sk-switched' }
+    expect(switched(structuredClone(value))).toHaveProperty('token', 'sk-switched')
+    const result = createRedactor(switched).redact(value)
+    expect(result).toEqual({ value: { kind: 'b', url: 'https://x' }, slots: [{ path: ['token'], set: true }] })
+    expect(JSON.stringify(result)).not.toContain('sk-switched')
+  })
+
+  it('removes the leftover from the resolved value too, which keeps the undeclared key', () => {
+    const redactor = createRedactor(Schema.object({ auth: switched }))
+    const resolved = Schema.object({ auth: switched })({ auth: { kind: 'b', token: 'sk-resolved' } })
+    expect(redactor.redact(resolved)).toEqual({ value: { auth: { kind: 'b' } }, slots: [{ path: ['auth', 'token'], set: true }] })
+  })
+
+  it('reports no slot for a secret of another branch that the value does not hold', () => {
+    expect(createRedactor(switched).redact({ kind: 'b', url: 'u' })).toEqual({ value: { kind: 'b', url: 'u' }, slots: [] })
+    expect(createRedactor(switched).redact({ kind: 'b', token: null })).toEqual({ value: { kind: 'b', token: null }, slots: [] })
+  })
+
+  it('keeps the matched branch slots first, then the other branches in declaration order', () => {
+    const redactor = createRedactor(Schema.union([
+      Schema.object({ kind: Schema.const('a').required(), first: secret() }),
+      Schema.object({ kind: Schema.const('b').required(), own: secret() }),
+      Schema.object({ kind: Schema.const('c').required(), last: secret() }),
+    ]))
+    const result = redactor.redact({ kind: 'b', last: 'sk-c', first: 'sk-a' })
+    expect(result.value).toEqual({ kind: 'b' })
+    expect(result.slots).toEqual([
+      { path: ['own'], set: false },
+      { path: ['first'], set: true },
+      { path: ['last'], set: true },
+    ])
+  })
+
+  it('removes a key the matched branch declares plain when another branch marks it secret', () => {
+    const redactor = createRedactor(Schema.union([
+      Schema.object({ kind: Schema.const('a').required(), token: secret() }),
+      Schema.object({ kind: Schema.const('b').required(), token: Schema.string() }),
+    ]))
+    expect(redactor.redact({ kind: 'b', token: 'sk-plain-here' })).toEqual({ value: { kind: 'b' }, slots: [{ path: ['token'], set: true }] })
+  })
+
+  it('removes a nested secret that sits under a key the matched branch treats as plain', () => {
+    const redactor = createRedactor(Schema.union([
+      Schema.object({ kind: Schema.const('a').required(), conn: Schema.object({ host: Schema.string(), password: secret() }) }),
+      Schema.object({ kind: Schema.const('b').required(), conn: Schema.dict(Schema.string()) }),
+      Schema.object({ kind: Schema.const('c').required(), conn: Schema.any() }),
+    ]))
+    for (const kind of ['b', 'c']) {
+      const result = redactor.redact({ kind, conn: { host: 'db', password: 'pw-nested' } })
+      expect(result).toEqual({ value: { kind, conn: { host: 'db' } }, slots: [{ path: ['conn', 'password'], set: true }] })
+    }
+  })
+
+  it('removes leftovers at every container kind of another branch: array items become null', () => {
+    const redactor = createRedactor(Schema.union([
+      Schema.object({
+        kind: Schema.const('a').required(),
+        list: Schema.array(secret()),
+        pair: Schema.tuple([Schema.string(), secret()]),
+        keys: Schema.dict(secret()),
+        vault: Schema.object({ x: Schema.string() }).role('secret'),
+      }),
+      Schema.object({ kind: Schema.const('b').required() }),
+    ]))
+    const result = redactor.redact({ kind: 'b', list: ['sk-l'], pair: ['p', 'sk-p'], keys: { k: 'sk-k' }, vault: { x: 'sk-v' } })
+    expect(result.value).toEqual({ kind: 'b', list: [null], pair: ['p', null], keys: {} })
+    expect(result.slots).toEqual([
+      { path: ['list', '0'], set: true },
+      { path: ['pair', '1'], set: true },
+      { path: ['keys', 'k'], set: true },
+      { path: ['vault'], set: true },
+    ])
+  })
+
+  it('leaves a leftover of another shape than the other branch declares (it is not that branch\'s)', () => {
+    const redactor = createRedactor(Schema.union([
+      Schema.object({ kind: Schema.const('a').required(), conn: Schema.object({ password: secret() }) }),
+      Schema.object({ kind: Schema.const('b').required(), conn: Schema.string() }),
+    ]))
+    expect(redactor.redact({ kind: 'b', conn: 'localhost' })).toEqual({ value: { kind: 'b', conn: 'localhost' }, slots: [] })
+  })
+
+  it('removes a present leftover of the wrong shape where another branch declares a secret leaf', () => {
+    expect(createRedactor(switched).redact({ kind: 'b', token: 12345678 })).toEqual({ value: { kind: 'b' }, slots: [{ path: ['token'], set: true }] })
+  })
+
+  it('follows unions, intersections and transforms inside another branch', () => {
+    const redactor = createRedactor(Schema.union([
+      Schema.object({
+        kind: Schema.const('a').required(),
+        auth: Schema.union([
+          Schema.object({ mode: Schema.const('key').required(), key: secret() }),
+          Schema.object({ mode: Schema.const('none').required() }),
+        ]),
+        both: Schema.intersect([Schema.object({ user: Schema.string() }), Schema.object({ pass: secret() })]),
+        shaped: Schema.transform(Schema.object({ pin: secret() }), (value) => value),
+      }),
+      Schema.object({ kind: Schema.const('b').required() }),
+    ]))
+    const result = redactor.redact({ kind: 'b', auth: { mode: 'none', key: 'sk-auth' }, both: { user: 'u', pass: 'sk-pass' }, shaped: { pin: 'sk-pin' } })
+    expect(result.value).toEqual({ kind: 'b', auth: { mode: 'none' }, both: { user: 'u' }, shaped: {} })
+    expect(result.slots).toEqual([
+      { path: ['auth', 'key'], set: true },
+      { path: ['both', 'pass'], set: true },
+      { path: ['shaped', 'pin'], set: true },
+    ])
+  })
+
+  it('removes the leftovers of a switched union inside arrays and dicts, by index and key', () => {
+    const redactor = createRedactor(Schema.object({ list: Schema.array(switched), byName: Schema.dict(switched) }))
+    const result = redactor.redact({
+      list: [{ kind: 'a', token: 'sk-0' }, { kind: 'b', token: 'sk-1' }],
+      byName: { x: { kind: 'b', url: 'u', token: 'sk-x' } },
+    })
+    expect(result.value).toEqual({ list: [{ kind: 'a' }, { kind: 'b' }], byName: { x: { kind: 'b', url: 'u' } } })
+    expect(result.slots).toEqual([
+      { path: ['list', '0', 'token'], set: true },
+      { path: ['list', '1', 'token'], set: true },
+      { path: ['byName', 'x', 'token'], set: true },
+    ])
+  })
+
+  it('removes a scalar that a secret branch admits even when a plain branch before it matched', () => {
+    const redactor = createRedactor(Schema.object({ key: Schema.union([Schema.string(), secret()]) }))
+    expect(redactor.redact({ key: 'sk-ambiguous' })).toEqual({ value: {}, slots: [{ path: ['key'], set: true }] })
+  })
+
+  it('keeps a value that a scalar secret branch rejects: a number beside a secret string, a key file beside a secret key', () => {
+    const redactor = createRedactor(Schema.object({
+      count: Schema.union([Schema.number(), secret()]),
+      key: Schema.union([secret(), Schema.object({ file: Schema.string() })]),
+    }))
+    expect(redactor.redact({ count: 3, key: { file: '/etc/key' } })).toEqual({ value: { count: 3, key: { file: '/etc/key' } }, slots: [] })
+    expect(redactor.redact({ count: 3, key: 'sk-key' })).toEqual({ value: { count: 3 }, slots: [{ path: ['key'], set: true }] })
+  })
+
+  it('removes a whole object a secret object branch may have left, when the matched branch is another object', () => {
+    const redactor = createRedactor(Schema.union([
+      Schema.object({ kind: Schema.const('a').required(), user: Schema.string(), password: Schema.string() }).role('secret'),
+      Schema.object({ kind: Schema.const('b').required() }),
+    ]))
+    const result = redactor.redact({ kind: 'b', user: 'u', password: 'pw-whole' })
+    expect(result).toEqual({ value: undefined, slots: [{ path: [], set: true }] })
+  })
+
+  it('redacts a union schema default through redactWith the same way', () => {
+    const inner = Schema.object({ auth: switched })
+    const redactor = createRedactor(Schema.object({ inner }))
+    expect(redactor.redactWith({ auth: { kind: 'b', token: 'sk-default' } }, inner)).toEqual({
+      value: { auth: { kind: 'b' } },
+      slots: [{ path: ['auth', 'token'], set: true }],
+    })
+  })
+})
+
+describe('createRedactor: intersections with a secret part', () => {
+  it('removes a key one part marks secret and another declares plain, in either order', () => {
+    const plain = Schema.object({ token: Schema.string(), name: Schema.string() })
+    const marked = Schema.object({ token: secret() })
+    for (const parts of [[plain, marked], [marked, plain]]) {
+      const schema = Schema.intersect(parts)
+      const value = { token: 'sk-inter', name: 'n' }
+      expect(() => schema(structuredClone(value))).not.toThrow()
+      expect(createRedactor(schema).redact(value)).toEqual({ value: { name: 'n' }, slots: [{ path: ['token'], set: true }] })
+    }
+  })
+
+  it('removes the leftovers of a union part after a switch', () => {
+    const schema = Schema.intersect([
+      Schema.object({ label: Schema.string() }),
+      Schema.union([
+        Schema.object({ kind: Schema.const('a').required(), token: secret() }),
+        Schema.object({ kind: Schema.const('b').required() }),
+      ]),
+    ])
+    const value = { label: 'l', kind: 'b' as const, token: 'sk-inter-union' }
+    expect(schema(structuredClone(value))).toHaveProperty('token', 'sk-inter-union')
+    expect(createRedactor(schema).redact(value)).toEqual({ value: { label: 'l', kind: 'b' }, slots: [{ path: ['token'], set: true }] })
+  })
+})
+
 describe('createRedactor: fail closed', () => {
   it('removes a string where a dict of secrets is declared, as one set slot', () => {
     const redactor = createRedactor(Schema.object({ tokens: Schema.dict(secret()), name: Schema.string() }))
