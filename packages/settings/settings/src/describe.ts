@@ -3,9 +3,10 @@ import type { SettingsEngine } from './engine.ts'
 import { optionalScopeId } from './ids.ts'
 import { isPlainObject, storedSectionProblem } from './json.ts'
 import { copyData } from './merge.ts'
+import { SettingsValidationError } from './errors.ts'
 import { appliesOf, scopeKey, validatorOf, type Kind } from './registry.ts'
 import { resolveValue } from './resolve.ts'
-import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, SettingsDocument, SettingsScopeId } from './types.ts'
+import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, SettingsDocument, SettingsScopeId, SettingsSectionProblem } from './types.ts'
 
 /** A value at a path of strings, descending into arrays by index; `undefined` when absent. */
 function valueAt(value: unknown, path: readonly string[]): unknown {
@@ -33,13 +34,32 @@ function resolveBestEffort(kind: Kind, layers: unknown[], scope: string | undefi
   return undefined
 }
 
-/** A stored section usable as a layer, or `undefined` (with a warning) when it is malformed. */
-function usableSection(doc: SettingsDocument, ns: string, scope: string | undefined, warn: (message: string) => void): unknown {
+/** A stored section usable as a layer, or its problem when it is malformed. */
+function usableSection(doc: SettingsDocument, ns: string, scope: string | undefined): { section: unknown; problem?: SettingsSectionProblem } {
   const section = getSection(doc, ns, scope)
   const problem = storedSectionProblem(section)
-  if (!problem) return section
-  warn(`settings: describing ${JSON.stringify(ns)}${scope ? ` in scope ${scope}` : ''} without its stored section, which ${problem}`)
-  return undefined
+  return problem ? { section: undefined, problem: { path: [], message: `the stored section ${problem}` } } : { section }
+}
+
+/**
+ * Why the layers do not resolve because of their top one (the section a
+ * descriptor shows in `user`), or `undefined` when they resolve, or when they
+ * fail below it too (that lower section's own descriptor reports it).
+ */
+function topLayerProblem(kind: Kind, layers: unknown[], scope: string | undefined): SettingsSectionProblem | undefined {
+  const resolve = (count: number) => resolveValue(kind.schema, layers.slice(0, count), validatorOf(kind), { ns: kind.ns, scope }, kind.redactor)
+  try {
+    resolve(layers.length)
+    return undefined
+  } catch (error) {
+    try {
+      resolve(layers.length - 1)
+    } catch {
+      return undefined
+    }
+    const path = error instanceof SettingsValidationError ? [...error.path] : []
+    return { path, message: (error as Error).message }
+  }
 }
 
 /**
@@ -50,10 +70,15 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   const warn = (message: string) => engine.logger.warn(message)
   const doc = engine.document
   const instance = kind.instances.get(scopeKey(scope))
-  const globalLayer = usableSection(doc, kind.ns, undefined, warn)
-  const scopeLayer = scope === undefined ? undefined : usableSection(doc, kind.ns, scope, warn)
   const base = instance?.base
-  const user = scope === undefined ? globalLayer : scopeLayer
+  const global = usableSection(doc, kind.ns, undefined)
+  const own = scope === undefined ? global : usableSection(doc, kind.ns, scope)
+  const globalLayer = global.section
+  const lower = scope === undefined ? [base] : [base, globalLayer]
+  // The section `user` shows is left out, with its problem, when it does not resolve over the layers below it.
+  const problem = own.problem ?? (own.section === undefined ? undefined : topLayerProblem(kind, [...lower, own.section], scope))
+  const user = problem ? undefined : own.section
+  const scopeLayer = scope === undefined ? undefined : user
   const value = instance ? instance.value : resolveBestEffort(kind, [globalLayer, scopeLayer], scope, warn)
   const inherited = scope === undefined ? undefined : resolveBestEffort(kind, [base, globalLayer], scope, warn)
 
@@ -68,6 +93,7 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   }
   if (base !== undefined) descriptor.base = copyData(base)
   if (user !== undefined) descriptor.user = copyData(user)
+  if (problem) descriptor.problem = problem
   if (scope !== undefined) descriptor.inherited = inherited
   if (!redactSecrets) return descriptor
 

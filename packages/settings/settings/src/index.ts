@@ -31,6 +31,7 @@ export type {
   SettingsSchema,
   SettingsScope,
   SettingsScopeId,
+  SettingsSectionProblem,
   SettingsSectionHooks,
   SettingsUpdateSource,
 } from './types.ts'

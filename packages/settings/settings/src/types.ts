@@ -94,6 +94,14 @@ export interface RedactedSecret {
   layer?: 'base' | 'global' | 'scope'
 }
 
+/** What is wrong with a stored section that is not in effect. */
+export interface SettingsSectionProblem {
+  /** Where inside the section; empty for the section as a whole (or an owner check). */
+  path: string[]
+  /** What rule it breaks; never quotes the value. */
+  message: string
+}
+
 /** One namespace kind under one scope, as configuration surfaces see it. */
 export interface SettingsDescriptor {
   /** The namespace. */
@@ -110,8 +118,20 @@ export interface SettingsDescriptor {
   revision: number
   /** The registrant's composition layer, when it declared one. */
   base?: unknown
-  /** The stored section (the scope's own for a scoped descriptor), when one exists and is well-formed. */
+  /**
+   * The stored section (the scope's own for a scoped descriptor), when one
+   * exists and resolves. A section that is malformed or that the schema or the
+   * owner's check refuses is left out, and `problem` says why.
+   */
   user?: unknown
+  /**
+   * Why the stored section (the one `user` would show) is not in effect: where
+   * (`path` inside the section, empty for the whole section) and what is wrong.
+   * The message names the rule it breaks, never the value; `value` is then the
+   * last good one (or resolved without that section). Replacing the section
+   * (`replace({})` resets it) or fixing the field clears it.
+   */
+  problem?: SettingsSectionProblem
   /** For a scoped descriptor: the value without the scope's own section (defaults, base, global section). */
   inherited?: unknown
   /** The owner's declared effect timing. */
