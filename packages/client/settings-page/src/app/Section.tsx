@@ -11,6 +11,8 @@ function isEmptySection(user: unknown): boolean {
 /** One namespace: its heading, badges, notices (conflict, newer read, refusal) and form. */
 export function Section({ session, section, writable }: { session: SettingsSession; section: SectionState; writable: boolean }) {
   const { form, conflict, newer, error, busy } = section
+  // The stored section is not in effect (the file was edited into something the schema or the owner refuses).
+  const problem = form.view.problem
   const scoped = form.scope !== undefined
   const headingId = fieldId(form.ns, [])
   // A refusal naming a shown field goes beside it; one naming the whole section (or a hidden field) goes on top.
@@ -42,7 +44,7 @@ export function Section({ session, section, writable }: { session: SettingsSessi
           </span>
         )}
         {!form.registered && <span class="badge">Not registered in this scope</span>}
-        {!isEmptySection(form.view.user) && (
+        {(!isEmptySection(form.view.user) || problem) && (
           <button type="button" class="quiet" disabled={api.disabled} onClick={() => void session.apply(form.ns, { type: 'reset-section' })}>
             {scoped ? 'Reset section to inherited' : 'Reset section to defaults'}
           </button>
@@ -76,6 +78,17 @@ export function Section({ session, section, writable }: { session: SettingsSessi
           <p>This section changed elsewhere while you were editing it.</p>
           <button type="button" onClick={() => void session.reload(form.ns)}>
             Load the new values
+          </button>
+        </div>
+      )}
+      {problem && (
+        <div class="notice notice-error" role="alert">
+          <p>
+            <strong>The stored settings of this section are not in effect</strong>
+            {problem.path.length ? ` (at ${showPath(problem.path)})` : ''}: {problem.message}. The values shown are the last good ones.
+          </p>
+          <button type="button" disabled={api.disabled} onClick={() => void session.apply(form.ns, { type: 'reset-section' })}>
+            {scoped ? 'Reset section to inherited' : 'Reset section to defaults'}
           </button>
         </div>
       )}

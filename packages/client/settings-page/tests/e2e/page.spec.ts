@@ -254,6 +254,20 @@ describeBrowser('the settings page in chromium', (executablePath) => {
     await eventually(async () => expect(await google.isChecked()).toBe(true))
   })
 
+  it('says at the section that an edited file is not in effect, and resets the section on request', async () => {
+    const { page, deployment } = await open()
+    await deployment.writeFile(DOCUMENT.replace('  limit: 10\n', '  limit: lots-and-lots\n'))
+    const notice = section(page, 'search').getByRole('alert').filter({ hasText: 'not in effect' })
+    await notice.waitFor()
+    expect(await notice.textContent()).toContain('limit')
+    expect(await notice.textContent()).not.toContain('lots-and-lots')
+    await saveScreenshot(page, 'section-problem')
+    await notice.getByRole('button', { name: 'Reset section to defaults' }).click()
+    await eventually(async () => expect(await deployment.readFile()).not.toContain('lots-and-lots'))
+    await eventually(async () => expect(await notice.count()).toBe(0))
+    expect(await deployment.readFile()).toContain('# my settings')
+  })
+
   it('flags an edit that met a change underneath, shows what changed, and re-applies it', async () => {
     const { page, deployment } = await open()
     const region = group(section(page, 'search'), 'filters').getByLabel('region', { exact: true })
