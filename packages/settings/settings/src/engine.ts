@@ -98,6 +98,11 @@ export class SettingsEngine {
 
   /** Register `schema` under `ns` on the caller's fiber and return the owner handle. */
   register<T>(caller: Context, nsInput: unknown, schema: unknown, options: SettingsRegisterOptions<T> = {}): SettingsScope<T> {
+    return this.registerOwned(caller, nsInput, schema, options).handle
+  }
+
+  /** {@link register}, also answering the disposer of the registration's effect, to end it before the caller's fiber does. */
+  registerOwned<T>(caller: Context, nsInput: unknown, schema: unknown, options: SettingsRegisterOptions<T> = {}): { handle: SettingsScope<T>; dispose: () => unknown } {
     const ns = settingsNamespace(nsInput)
     if (!isSchema(schema)) throw new TypeError(`settings namespace ${JSON.stringify(ns)} needs a schemastery schema`)
     if (options.applies !== undefined && options.applies !== 'live' && options.applies !== 'restart') {
@@ -133,11 +138,11 @@ export class SettingsEngine {
     }
     // The first registrant's check judges the kind; a later one is judged by the kind's current check.
     instance.value = this.resolveFor(kind, instance, scope, this.committed, existing ? validatorOf(existing) : options.validate)
-    caller.effect(() => {
+    const dispose = caller.effect(() => {
       this.registry.add(instance)
       return () => this.unregister(instance)
     }, `settings.register(${JSON.stringify(ns)})`)
-    return this.handle<T>(instance)
+    return { handle: this.handle<T>(instance), dispose }
   }
 
   private unregister(instance: Instance): Promise<void> {

@@ -15,7 +15,13 @@ function checkHooks(hooks: unknown): asserts hooks is SettingsSectionHooks<unkno
   }
 }
 
-/** The provider side of `installSettingsSection`: register on `caller`'s fiber, which lives while both sides do. */
+/**
+ * The provider side of `installSettingsSection`. The registration belongs to
+ * `owner`: it lives under the owner's nearest named scope and is an effect of
+ * the owner's fiber; it also ends when `caller` (the provider side) goes,
+ * which points a live owner back at `entry`. Whoever calls, the registration
+ * never outlives either side.
+ */
 export function installSection<T>(
   engine: SettingsEngine,
   caller: Context,
@@ -27,23 +33,28 @@ export function installSection<T>(
 ): void {
   const ns = settingsNamespace(nsInput)
   checkHooks(hooks)
-  let scope: SettingsScope<T>
+  let registration: { handle: SettingsScope<T>; dispose: () => unknown }
   try {
-    scope = engine.register(caller, ns, schema, { base: entry as SettingsPartial<T>, validate: hooks.validate?.bind(hooks) })
+    registration = engine.registerOwned<T>(owner, ns, schema, { base: entry as SettingsPartial<T>, validate: hooks.validate?.bind(hooks) })
   } catch (error) {
     // The consumer keeps its composition entry; a settings problem must not break it.
     engine.logger.warn(`settings: ${JSON.stringify(ns)} keeps its composition entry: ${(error as Error).message}`)
     return
   }
-  hooks.setSource(() => scope.get())
+  const { handle, dispose } = registration
+  hooks.setSource(() => handle.get())
   hooks.onChange()
-  scope.watch(() => {
+  handle.watch(() => {
     if (isLive(owner)) hooks.onChange()
   })
+  // The provider side going ends the registration too, and points a live owner back at its entry.
   caller.effect(() => () => {
-    if (!isLive(owner)) return
-    hooks.setSource(() => entry)
-    hooks.onChange()
+    const done = dispose()
+    if (isLive(owner)) {
+      hooks.setSource(() => entry)
+      hooks.onChange()
+    }
+    return done
   }, `settings.installSection(${JSON.stringify(ns)})`)
 }
 

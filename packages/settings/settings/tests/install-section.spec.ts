@@ -3,7 +3,7 @@ import Schema from 'schemastery'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { installSettingsSection, type SettingsSectionHooks } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import { settle } from './harness.ts'
+import { boot, settle } from './harness.ts'
 
 const schema = Schema.object({ engine: Schema.string().default('bing'), limit: Schema.number().default(5) })
 type Value = ReturnType<typeof schema>
@@ -147,5 +147,40 @@ describe('installSettingsSection', () => {
     expect(root.settings.scopes()).toEqual(['preset/coder'])
     await scope.dispose()
     await provider.dispose()
+  })
+})
+
+describe('installSection called from another context than its owner', () => {
+  it('registers under the owner\'s named scope and ends when the owner goes, though the caller stays', async () => {
+    const h = await boot()
+    try {
+      const state = consumer({ engine: 'entry', limit: 1 })
+      // The owner is a plugin inside preset/x; the caller is an unrelated plugin at the root.
+      const { value: owner, fiber: ownerFiber } = await h.mountInScope('preset/x', (ctx) => ctx)
+      await h.mount((caller) => caller.settings.installSection(owner, 'search', schema, { engine: 'entry', limit: 1 }, state.hooks))
+      expect(h.provider.get('search', 'preset/x')).toEqual({ engine: 'entry', limit: 1 })
+      expect(h.provider.get('search')).toBeUndefined()
+      await ownerFiber.dispose()
+      expect(h.provider.get('search', 'preset/x')).toBeUndefined()
+      expect(h.provider.describe()).toEqual([])
+    } finally {
+      await h.dispose()
+    }
+  })
+
+  it('ends when the calling side goes first, pointing the live owner back at its entry', async () => {
+    const h = await boot({ document: { search: { engine: 'stored' } } })
+    try {
+      const entry = { engine: 'entry', limit: 1 }
+      const state = consumer(entry)
+      const { value: owner } = await h.mount((ctx) => ctx)
+      const { fiber: callerFiber } = await h.mount((caller) => caller.settings.installSection(owner, 'search', schema, entry, state.hooks))
+      expect(state.read()).toEqual({ engine: 'stored', limit: 1 })
+      await callerFiber.dispose()
+      expect(h.provider.get('search')).toBeUndefined()
+      expect(state.read()).toEqual(entry)
+    } finally {
+      await h.dispose()
+    }
   })
 })
