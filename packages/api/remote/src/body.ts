@@ -4,6 +4,15 @@ import { RemoteError } from './error.ts'
 /** The largest request body a call may carry: 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/**
+ * The deepest nesting of arrays and objects a call body may have, counting the
+ * body's own `{ "args": [...] }` as two levels. This package does not know the
+ * services' own limits (the settings seam takes values 64 deep); it only keeps
+ * `JSON.parse` and the walks after it (its reviver, a handler's copy) from
+ * recursing arbitrarily deep.
+ */
+export const MAX_BODY_DEPTH = 256
+
 /** Keys that could reach an object's prototype if a handler ever merged the decoded data. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
@@ -58,11 +67,36 @@ function tooLarge(limit: number): RemoteError {
 }
 
 /**
+ * Whether JSON text nests arrays and objects deeper than `limit`: one pass over
+ * the text, brackets inside strings skipped, no recursion. Text that is not
+ * JSON may be counted oddly; `JSON.parse` refuses it afterwards anyway.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (inString) {
+      if (code === 0x5c) index++ // a backslash escapes the next character
+      else if (code === 0x22) inString = false
+    } else if (code === 0x22) {
+      inString = true
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
+/**
  * Decode a call body, `{ "args": [...] }`, into its argument array. The
  * messages never quote the body: it may hold a secret, and `JSON.parse`'s own
  * messages repeat a slice of their input.
- * @throws {RemoteError} `remote/bad-request` for bytes that are not UTF-8 JSON, a body that is not an
- *   object with an array `args`, or a `__proto__`, `constructor` or `prototype` key at any depth.
+ * @throws {RemoteError} `remote/bad-request` for bytes that are not UTF-8 JSON, a body nested deeper than
+ *   {@link MAX_BODY_DEPTH}, a body that is not an object with an array `args`, or a `__proto__`,
+ *   `constructor` or `prototype` key at any depth.
  */
 export function decodeArgs(body: Buffer): unknown[] {
   let text: string
@@ -70,6 +104,10 @@ export function decodeArgs(body: Buffer): unknown[] {
     text = new TextDecoder('utf-8', { fatal: true }).decode(body)
   } catch {
     throw new RemoteError('remote/bad-request', 'the request body is not UTF-8')
+  }
+  // Checked before parsing: the reviver below recurses once per level, and so would a handler.
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+    throw new RemoteError('remote/bad-request', `the request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`)
   }
   let parsed: unknown
   try {

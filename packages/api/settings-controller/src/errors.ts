@@ -119,8 +119,10 @@ export function toRemoteError(error: unknown, facts: SectionFacts, logger: Logge
   }
   if (error instanceof SettingsStoreError) {
     const make = error.refusal === 'unavailable' ? unavailable : rejected
-    const position = (error as { position?: unknown }).position
-    return make(error.message, sectionDetails(facts, { reason: error.code, ...(position ? { position } : {}) }))
+    const { position, path } = error as { position?: unknown; path?: unknown }
+    // A store's own place (data the document cannot hold) is a path inside the section, as on a validation error.
+    const at = Array.isArray(path) && path.every((segment) => typeof segment === 'string') ? { path: [...(path as string[])] } : {}
+    return make(error.message, sectionDetails(facts, { ...at, reason: error.code, ...(position ? { position } : {}) }))
   }
   return internal(error, logger, label)
 }

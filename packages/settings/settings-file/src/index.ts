@@ -2,7 +2,7 @@ import { FileSettingsProvider } from './provider.ts'
 
 export { FileSettingsProvider }
 export type { FileStep } from './provider.ts'
-export { SettingsDocumentError, SettingsLockTimeoutError } from './errors.ts'
+export { SettingsDocumentCannotHoldError, SettingsDocumentError, SettingsDocumentTooLargeError, SettingsLockTimeoutError } from './errors.ts'
 export type { LockOwner } from './owner.ts'
 export { resolveDocumentPath, resolveHome } from 'dsh-home'
 export default FileSettingsProvider

@@ -1,10 +1,88 @@
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
-import { parseDocument, type Document } from 'yaml'
-import { SettingsDocumentError } from './errors.ts'
+import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml'
+import { SettingsDocumentError, SettingsDocumentTooLargeError } from './errors.ts'
 import type { DocumentFormat } from './format.ts'
 
-/** Parse options: `<<` merge keys resolve, aliases are capped against expansion attacks. */
-export const YAML_OPTIONS = { merge: true, maxAliasCount: 100 } as const
+/**
+ * Parse options: `<<` merge keys resolve, aliases are capped against expansion
+ * attacks. yaml's own duplicate-key check is off (`uniqueKeys: false`): it scans
+ * a map's earlier keys for every key, so a map of n keys took O(n²) (40,000
+ * keys: 10 s). {@link parseYaml} checks duplicates itself, with a set per map.
+ */
+export const YAML_OPTIONS = { merge: true, maxAliasCount: 100, uniqueKeys: false } as const
+
+/** One parse problem: where it starts (offset) and yaml's error code. */
+interface YamlProblem {
+  code: string
+  offset: number
+  /** yaml's own 1-based position of the offset, when it gave one. */
+  linePos?: { line: number; col: number }
+}
+
+/**
+ * Parse YAML text with {@link YAML_OPTIONS} and report its problems: yaml's
+ * errors and the duplicate keys (yaml's `DUPLICATE_KEY`, at the second key),
+ * in source order. Every parse of document text goes through here, so a check
+ * of an edit reads the text exactly as a load does.
+ */
+export function parseYaml(text: string): { doc: Document.Parsed; problems: YamlProblem[] } {
+  const doc = parseDocument(text, YAML_OPTIONS)
+  const errors: YamlProblem[] = doc.errors.map((error) => ({ code: error.code, offset: error.pos[0], ...(error.linePos ? { linePos: error.linePos[0] } : {}) }))
+  const duplicates = duplicateKeys(doc, text)
+  if (!duplicates.length) return { doc, problems: errors }
+  // Both lists are in source order (yaml reports as it composes): merge them, yaml's first on a tie.
+  const problems: YamlProblem[] = []
+  let d = 0
+  for (const error of errors) {
+    while (d < duplicates.length && duplicates[d]! < error.offset) problems.push({ code: 'DUPLICATE_KEY', offset: duplicates[d++]! })
+    problems.push(error)
+  }
+  while (d < duplicates.length) problems.push({ code: 'DUPLICATE_KEY', offset: duplicates[d++]! })
+  return { doc, problems }
+}
+
+/** Where a key starts: an empty key (`: value`) at its `:`, as yaml reports it, rather than where the blank before it starts. */
+function keyStart(key: Node, text: string): number {
+  const [start, end] = key.range ?? [0, 0]
+  if (start !== end) return start
+  let at = start
+  while (text[at] === ' ' || text[at] === '\t') at++
+  return at
+}
+
+/**
+ * The offsets of the keys that repeat an earlier key of their map, as yaml's
+ * `uniqueKeys` check judged them: two scalar keys are the same when their values
+ * are (`===`), so `1` and `1.0` clash, `1` and `"1"` do not, `.nan` never does,
+ * and plain `<<` merge keys (each its own symbol) may repeat. Collection and
+ * alias keys never clash. One pass with a set per map: linear in the document.
+ * The offset is the second key's start; yaml's own check gave the same except
+ * for a key following an empty value, which it placed at the end of the line before.
+ */
+function duplicateKeys(doc: Document.Parsed, text: string): number[] {
+  const found: number[] = []
+  // An explicit stack: a deeply nested document must not overflow the call stack.
+  const stack: unknown[] = [doc.contents]
+  while (stack.length) {
+    const node = stack.pop()
+    if (isMap(node)) {
+      const seen = new Set<unknown>()
+      for (const pair of node.items) {
+        const key = pair.key as Node | null
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          if (seen.has(key.value)) found.push(keyStart(key, text))
+          else seen.add(key.value)
+        }
+        stack.push(pair.value, key)
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item)
+    } else if (isPair(node)) {
+      stack.push(node.value, node.key)
+    }
+  }
+  return found.sort((a, b) => a - b)
+}
 
 /** A parsed settings document. */
 export interface ParsedDocument {
@@ -28,13 +106,37 @@ function rootCheck(data: unknown, file: string): Record<string, unknown> {
   return data as Record<string, unknown>
 }
 
+/** The default cap on a document's size: 8 MiB. */
+export const DEFAULT_MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+
+/** The UTF-8 size of `text` when it is over `limit` bytes, else `undefined` (counted only when it may be). */
+export function sizeOver(text: string, limit: number): number | undefined {
+  // A UTF-16 unit is 1 to 3 UTF-8 bytes: most texts are settled without counting.
+  if (text.length * 3 <= limit) return undefined
+  const bytes = Buffer.byteLength(text, 'utf8')
+  return bytes > limit ? bytes : undefined
+}
+
+/**
+ * Refuse the text a write would produce when it is over `limit` bytes.
+ * @throws {SettingsDocumentTooLargeError} naming the cap; nothing is written.
+ */
+export function checkNextSize(text: string, file: string, limit: number): void {
+  const bytes = sizeOver(text, limit)
+  if (bytes !== undefined) throw new SettingsDocumentTooLargeError(file, bytes, limit, true)
+}
+
 /**
  * Parse document text. Errors give the position (`line L, column C`) and the
  * parser's error code, never the parser's message: those quote the source,
  * which may hold a secret.
+ * A text over `maxBytes` (UTF-8) is refused before it is parsed.
  * @throws {SettingsDocumentError}
+ * @throws {SettingsDocumentTooLargeError} for a text over `maxBytes`.
  */
-export function parseSettings(text: string, format: DocumentFormat, file: string): ParsedDocument {
+export function parseSettings(text: string, format: DocumentFormat, file: string, maxBytes = DEFAULT_MAX_DOCUMENT_BYTES): ParsedDocument {
+  const bytes = sizeOver(text, maxBytes)
+  if (bytes !== undefined) throw new SettingsDocumentTooLargeError(file, bytes, maxBytes)
   if (format === 'json') {
     if (!text.trim()) return { data: {} }
     try {
@@ -47,22 +149,33 @@ export function parseSettings(text: string, format: DocumentFormat, file: string
       throw new SettingsDocumentError(`settings document ${file} is not valid JSON at line ${at.line}, column ${at.column}`, file, at)
     }
   }
-  const yaml = parseDocument(text, YAML_OPTIONS)
-  if (yaml.errors.length) {
-    const first = yaml.errors[0]!
-    const position = first.linePos?.[0] ?? lineAndColumn(text, first.pos[0])
-    const at = { line: position.line, column: 'col' in position ? position.col : position.column }
-    const more = yaml.errors.length > 1 ? ` (and ${yaml.errors.length - 1} more)` : ''
+  const { doc: yaml, problems } = parseYaml(text)
+  if (problems.length) {
+    const first = problems[0]!
+    const at = first.linePos ? { line: first.linePos.line, column: first.linePos.col } : lineAndColumn(text, first.offset)
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''
     throw new SettingsDocumentError(`settings document ${file} is not valid YAML: ${first.code} at line ${at.line}, column ${at.column}${more}`, file, at)
   }
   let data: unknown
   try {
     data = yaml.toJS(YAML_OPTIONS)
   } catch (error) {
-    throw new SettingsDocumentError(`settings document ${file} cannot be read: ${(error as Error).name}`, file)
+    throw new SettingsDocumentError(`settings document ${file} ${unreadable(error)}`, file)
   }
   if (isCyclic(data)) throw new SettingsDocumentError(`settings document ${file} holds an alias that contains itself`, file)
   return { data: rootCheck(data, file), yaml }
+}
+
+/**
+ * Why the node tree does not become data, from yaml's error (whose message may
+ * name an anchor, so it is never quoted).
+ */
+function unreadable(error: unknown): string {
+  const message = error instanceof Error ? error.message : ''
+  if (message.startsWith('Excessive alias count')) return `uses too many aliases (past the cap on their expansion, maxAliasCount ${YAML_OPTIONS.maxAliasCount})`
+  if (message.startsWith('Unresolved alias')) return 'has an alias to an anchor it does not define (before the alias)'
+  if (message.startsWith('Merge sources must be maps')) return 'has a << merge of something that is not a map'
+  return `cannot be read: ${error instanceof Error ? error.name : typeof error}`
 }
 
 /** Whether a value reaches itself (`a: &x [*x]` builds such a value). Shared, acyclic references are fine. */

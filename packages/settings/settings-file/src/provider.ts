@@ -12,7 +12,7 @@ import { mergeLateEdit } from './late-edit.ts'
 import { sweepLeftovers, tempName } from './leftovers.ts'
 import { acquireLock, type HeldLock, type LockStep } from './lock.ts'
 import { currentOwner, type LockOwner } from './owner.ts'
-import { parseSettings, type ParsedDocument } from './parse.ts'
+import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, type ParsedDocument } from './parse.ts'
 import { renderDocument } from './serialize.ts'
 import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
 import { DocumentWatcher } from './watch.ts'
@@ -80,6 +80,7 @@ export class FileSettingsProvider extends SettingsProvider {
     recheckMs: Schema.natural().default(2000).description('Period of the re-check that heals missed watcher events (0 turns it off).'),
     lockTimeoutMs: Schema.natural().default(2000).description('How long a writer waits for the cross-process lock.'),
     settleMs: Schema.natural().default(100).description('A read that comes back shorter than the last one while the file is younger than this is read again once it settles.'),
+    maxDocumentBytes: Schema.natural().min(1).default(DEFAULT_MAX_DOCUMENT_BYTES).description('Size cap (UTF-8 bytes) on the document: a larger one fails the load, is ignored on reload and refuses writes; a write that would pass it is refused.'),
     history: Schema.union([
       Schema.const(false),
       Schema.object({
@@ -118,6 +119,7 @@ export class FileSettingsProvider extends SettingsProvider {
       recheckMs: config.recheckMs ?? 2000,
       lockTimeoutMs: config.lockTimeoutMs ?? 2000,
       settleMs: config.settleMs ?? 100,
+      maxDocumentBytes: config.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
     }
     this.historyLimits = config.history === false ? false : { keep: config.history?.keep ?? 50, maxAgeDays: config.history?.maxAgeDays ?? 30 }
   }
@@ -228,7 +230,7 @@ export class FileSettingsProvider extends SettingsProvider {
   /** Parse document text, reusing the last parse when the text is the same. */
   private parse(text: string): ParsedDocument {
     if (this.parsed?.text === text) return this.parsed.result
-    const result = parseSettings(text, this.format, this.file)
+    const result = parseSettings(text, this.format, this.file, this.options.maxDocumentBytes)
     this.parsed = { text, result }
     return result
   }
@@ -313,7 +315,8 @@ export class FileSettingsProvider extends SettingsProvider {
         this.seen = onDisk
         return undefined
       }
-      const rendered = renderDocument(this.format, onDisk.text ?? '', parsed, next)
+      const rendered = renderDocument(this.format, onDisk.text ?? '', parsed, next, this.file)
+      checkNextSize(rendered.text, this.file, this.options.maxDocumentBytes)
       if (!rendered.preserved) this.ctx.logger('settings').warn(`settings: ${this.file} could not be edited in place and was rendered afresh`)
       const temp = await writeTemp(target, rendered.text, onDisk === ABSENT ? { writer: this.writer } : { mode: onDisk.mode, uid: onDisk.uid, gid: onDisk.gid, writer: this.writer })
       let kept: { path: string; linked: boolean } | undefined
@@ -443,7 +446,7 @@ export class FileSettingsProvider extends SettingsProvider {
     const version = await this.readStable(replaced.path)
     let data: Record<string, unknown>
     try {
-      data = parseSettings(version.text ?? '', this.format, target).data
+      data = parseSettings(version.text ?? '', this.format, target, this.options.maxDocumentBytes).data
     } catch {
       return undefined // still being written, or broken: looked at again until the window closes
     }
@@ -479,6 +482,7 @@ export namespace FileSettingsProvider {
     recheckMs?: number
     lockTimeoutMs?: number
     settleMs?: number
+    maxDocumentBytes?: number
     history?: HistoryConfig | false
   }
 }

@@ -1,4 +1,4 @@
-import { stringify, type Scalar } from 'yaml'
+import { Document, isScalar, stringify, visit, type Scalar } from 'yaml'
 
 /** yaml's renderer with no line folding: long strings stay on one line, as users write them. */
 const OPTIONS = { lineWidth: 0, minContentWidth: 0, flowCollectionPadding: false } as const
@@ -6,6 +6,26 @@ const OPTIONS = { lineWidth: 0, minContentWidth: 0, flowCollectionPadding: false
 function isCollection(value: unknown): value is object {
   return typeof value === 'object' && value !== null
 }
+
+/** yaml's stringify options this package renders with. */
+type RenderOptions = NonNullable<Parameters<typeof stringify>[2]> & object
+
+/**
+ * `value` as YAML, as yaml's `stringify` writes it, except that every `<<` key
+ * is double-quoted: written plain, it would read back as a merge key.
+ */
+export function toYaml(value: unknown, options: RenderOptions): string {
+  const doc = new Document(value, null, options)
+  visit(doc, {
+    Pair: (_, pair) => {
+      if (isScalar(pair.key) && pair.key.value === '<<') pair.key.type = 'QUOTE_DOUBLE'
+    },
+  })
+  return doc.toString(options)
+}
+
+/** The longest implicit key yaml reads in a block map (counted up to its `:`); a longer one needs the explicit `? ` form. */
+export const MAX_IMPLICIT_KEY = 1024
 
 /** Whether a value renders on one line (a scalar or an empty collection). */
 export function isInline(value: unknown): boolean {
@@ -19,6 +39,16 @@ const FLOW_INDICATORS = /[,[\]{}]/
 /** A map key as YAML: plain when safe, quoted otherwise (`<<` always quoted: plain, it would be a merge key). */
 export function renderKey(key: string, flow = false): string {
   return key === '<<' ? '"<<"' : renderScalar(key, undefined, flow)
+}
+
+/**
+ * A key of a block map at column `indent`, up to (not including) its `:`: an
+ * implicit key, or, past {@link MAX_IMPLICIT_KEY} characters, an explicit one
+ * (`? key`, then the `:` on the next line at `indent`), as yaml itself writes it.
+ */
+export function renderBlockKey(key: string, indent: number): string {
+  const text = renderKey(key)
+  return text.length > MAX_IMPLICIT_KEY ? `? ${text}\n${' '.repeat(indent)}` : text
 }
 
 /**
@@ -40,7 +70,7 @@ export function renderScalar(value: unknown, original?: Scalar, flow = false): s
 /** A value in flow style (inside `{…}` or `[…]`), on one line; `padded` writes `{ a: 1 }` rather than `{a: 1}`. */
 export function renderFlow(value: unknown, padded = false): string {
   if (!isCollection(value)) return renderScalar(value, undefined, true)
-  return stringify(value, { ...OPTIONS, collectionStyle: 'flow', flowCollectionPadding: padded }).replace(/\n$/, '')
+  return toYaml(value, { ...OPTIONS, collectionStyle: 'flow', flowCollectionPadding: padded }).replace(/\n$/, '')
 }
 
 /**
@@ -64,7 +94,7 @@ export function renderBlockScalar(value: string, original: Scalar, indent: numbe
 /** A non-empty collection in block style, every line indented by `indent` spaces, without a final newline. */
 export function renderBlock(value: object, indent: number, step: number): string {
   const pad = ' '.repeat(indent)
-  return stringify(value, { ...OPTIONS, indent: step })
+  return toYaml(value, { ...OPTIONS, indent: step })
     .replace(/\n$/, '')
     .split('\n')
     .map((line) => (line ? pad + line : line))

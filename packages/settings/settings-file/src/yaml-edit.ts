@@ -1,7 +1,7 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node, type Pair, type ParsedNode, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml'
 import { valueAt, type DocumentEdit, type DocumentPath } from './diff.ts'
 import { findAliasUses, findAnchors, isMergePair, mergedKeys } from './yaml-anchors.ts'
-import { isInline, renderAfterColon, renderBlock, renderBlockScalar, renderFlow, renderKey, renderScalar } from './render.ts'
+import { isInline, renderAfterColon, renderBlock, renderBlockKey, renderBlockScalar, renderFlow, renderKey, renderScalar } from './render.ts'
 
 /** One replacement of the byte range `[start, end)` of the source text. */
 interface Splice {
@@ -337,7 +337,7 @@ export class YamlEditor {
     const step = parentIndent !== undefined && indent > parentIndent ? indent - parentIndent : this.step
     const last = map.items[map.items.length - 1]
     const end = last ? Math.max(range(last.value as AnyNode)?.[2] ?? 0, range(last.key as AnyNode)?.[2] ?? 0) : mapRange[1]
-    this.insertLine(end, ' '.repeat(indent) + renderKey(key) + ':' + renderAfterColon(value, indent, step, false))
+    this.insertLine(end, ' '.repeat(indent) + renderBlockKey(key, indent) + ':' + renderAfterColon(value, indent, step, false))
   }
 
   private flowChange(collection: YAMLMap | YAMLSeq, path: DocumentPath) {
