@@ -76,7 +76,9 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   const globalLayer = global.section
   const lower = scope === undefined ? [base] : [base, globalLayer]
   // The section `user` shows is left out, with its problem, when it does not resolve over the layers below it.
-  const problem = own.problem ?? (own.section === undefined ? undefined : topLayerProblem(kind, [...lower, own.section], scope))
+  // A live instance that resolves proves its sections fine; only a failing one (or none) needs the trial resolution.
+  const unproven = own.section !== undefined && (!instance || instance.failing === true)
+  const problem = own.problem ?? (unproven ? topLayerProblem(kind, [...lower, own.section], scope) : undefined)
   const user = problem ? undefined : own.section
   const scopeLayer = scope === undefined ? undefined : user
   const value = instance ? instance.value : resolveBestEffort(kind, [globalLayer, scopeLayer], scope, warn)

@@ -194,9 +194,11 @@ export class SettingsEngine {
     try {
       next = this.resolveFor(instance.kind, instance, scope)
     } catch (error) {
+      instance.failing = true
       this.logger.warn(`settings: keeping last good ${sectionLabel(ns, scope)} after invalid stored section: ${(error as Error).message}`)
       return
     }
+    instance.failing = false
     if (dataEqual(next, instance.value)) return
     const prev = instance.value
     instance.value = next

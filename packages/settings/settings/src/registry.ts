@@ -28,6 +28,8 @@ export interface Instance {
   readonly validate: ((value: any) => void) | undefined
   /** The current resolved value, deep-frozen. */
   value: unknown
+  /** Whether the stored sections it reads last failed to resolve (it keeps its last good value meanwhile). */
+  failing?: boolean
   alive: boolean
   readonly watchers: Set<Watcher<any>>
   /** Watcher calls of this instance not yet settled. */
