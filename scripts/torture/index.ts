@@ -12,11 +12,13 @@ import { writeFile } from 'node:fs/promises'
 import { cpus, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { faults } from './faults.ts'
+import { fuzz } from './fuzz.ts'
 import { handEdits } from './hand-edits.ts'
 import { cleanUpNow } from './harness.ts'
 import { killStorm } from './kill-storm.ts'
 import { lockInterleavings } from './lock-interleavings.ts'
 import { failed, table, verdict, type Row } from './report.ts'
+import { secretScan } from './secret-scan.ts'
 
 const RESULTS = fileURLToPath(new URL('../../torture-results.json', import.meta.url))
 
@@ -34,6 +36,9 @@ const scenarios: Scenario[] = [
   { id: 'lock', title: 'lock interleavings', seconds: { quick: 8, full: 60 }, run: lockInterleavings },
   // Seconds per fault (three faults).
   { id: 'faults', title: 'faults', seconds: { quick: 1, full: 8 }, run: faults },
+  { id: 'fuzz', title: 'fuzz', seconds: { quick: 8, full: 40 }, run: fuzz },
+  // The browser part (about 6 s, once per run) is inside these seconds.
+  { id: 'secrets', title: 'secret scan', seconds: { quick: 10, full: 40 }, run: secretScan },
 ]
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {

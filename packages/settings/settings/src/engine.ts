@@ -9,6 +9,7 @@ import { optionalScopeId, sectionLabel, settingsNamespace } from './ids.ts'
 import { storedSectionProblem, toJsonObject } from './json.ts'
 import { createKind, identify, Registry, scopeKey, validatorOf, type Instance, type Kind } from './registry.ts'
 import { resolveValue } from './resolve.ts'
+import { scrubbedError, secretTexts } from './scrub.ts'
 import { Revisions } from './revisions.ts'
 import { WriteRunner, type SettingsBackend, type WriteOutcome, type WriteRequest } from './transactions.ts'
 import type { SettingsDocument, SettingsRegisterOptions, SettingsSchema, SettingsScope, SettingsUpdateSource } from './types.ts'
@@ -168,7 +169,10 @@ export class SettingsEngine {
     const label = sectionLabel(instance.kind.ns, instance.scope)
     if (typeof callback !== 'function') throw new TypeError(`settings watch for ${label} needs a callback`)
     if (!instance.alive) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${label} registration is disposed`, { ns: instance.kind.ns, scope: instance.scope })
-    const watcher = new Watcher<T>(callback, (error) => this.logger.warn(`settings: watcher for ${label} failed`, error))
+    const { redactor } = instance.kind
+    const watcher = new Watcher<T>(callback, (error, next, prev) =>
+      this.logger.warn(`settings: watcher for ${label} failed`, scrubbedError(error, secretTexts(redactor, [next, prev]))),
+    )
     instance.watchers.add(watcher)
     return () => {
       watcher.stop()
@@ -208,7 +212,8 @@ export class SettingsEngine {
       instance.inflight.track(run)
     }
     const args = scope === undefined ? [ns, next, prev, source] : [ns, next, prev, source, scope]
-    emitContained(this.ctx, this.logger, invariants, 'settings/updated', args, sectionLabel(ns, scope))
+    const secrets = () => secretTexts(instance.kind.redactor, [next, prev])
+    emitContained(this.ctx, this.logger, invariants, 'settings/updated', args, sectionLabel(ns, scope), (error) => scrubbedError(error, secrets()))
   }
 
   private announce(key: SectionKey, revision: number, invariants: unknown[]): void {

@@ -9,7 +9,15 @@ export interface SchemaEnvelope {
 
 /** Serialize a schema (`schema.toJSON()`), as a plain JSON value. */
 export function envelopeOf(schema: SettingsSchema<unknown>): SchemaEnvelope {
-  return JSON.parse(JSON.stringify(schema.toJSON())) as SchemaEnvelope
+  const global = globalThis as { __schemastery_refs__?: unknown }
+  try {
+    return JSON.parse(JSON.stringify(schema.toJSON())) as SchemaEnvelope
+  } catch (error) {
+    // schemastery keeps its serialization state in a global while it works; a failure would leave it set
+    // and break every later serialization in the process.
+    global.__schemastery_refs__ = undefined
+    throw new TypeError(`settings schema cannot be serialized (${(error as Error).name}): a lazy schema may refer back only to the root schema`, { cause: error })
+  }
 }
 
 const REFERENCE_FIELDS = ['sKey', 'inner'] as const

@@ -6,20 +6,28 @@ import { isInvariantError } from './errors.ts'
  * throw or an async rejection is logged and the remaining listeners still run.
  * The one exception is a synchronous `INVARIANT`-coded throw, which is
  * collected into `invariants` for the caller to rethrow once its whole
- * fan-out has run.
+ * fan-out has run. A logged failure goes through `scrub` first.
  */
-export function emitContained(ctx: Context, logger: Logger, invariants: unknown[], name: string, args: unknown[], what: string): void {
+export function emitContained(
+  ctx: Context,
+  logger: Logger,
+  invariants: unknown[],
+  name: string,
+  args: unknown[],
+  what: string,
+  scrub: (error: unknown) => unknown = (error) => error,
+): void {
+  // A listener's error may quote the values it was handed: `scrub` cuts their secrets out before it is logged.
+  const failed = (error: unknown) => logger.warn(`settings: a ${name} listener for ${what} failed`, scrub(error))
   // `emit` would stop at the first throwing listener; `dispatch` hands us the listeners to call one by one.
   const callbacks = ctx.events.dispatch('emit', [name, ...args]) as ((...args: unknown[]) => unknown)[]
   for (const callback of callbacks) {
     try {
       const result = callback(...args)
-      if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
-        Promise.resolve(result).catch((error) => logger.warn(`settings: a ${name} listener for ${what} failed`, error))
-      }
+      if (result && typeof (result as PromiseLike<unknown>).then === 'function') Promise.resolve(result).catch(failed)
     } catch (error) {
       if (isInvariantError(error)) invariants.push(error)
-      else logger.warn(`settings: a ${name} listener for ${what} failed`, error)
+      else failed(error)
     }
   }
 }
@@ -34,7 +42,8 @@ export class Watcher<T> {
 
   constructor(
     private readonly callback: (next: T, prev: T) => void | Promise<void>,
-    private readonly onError: (error: unknown) => void,
+    /** Told of a failed call, with the values that call was handed (a log must not quote their secrets). */
+    private readonly onError: (error: unknown, next: T, prev: T) => void,
   ) {}
 
   /**
@@ -47,7 +56,7 @@ export class Watcher<T> {
       try {
         await this.callback(next, prev)
       } catch (error) {
-        this.onError(error)
+        this.onError(error, next, prev)
       }
     })
     return this.tail

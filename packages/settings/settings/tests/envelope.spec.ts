@@ -3,6 +3,7 @@ import Schema from 'schemastery'
 import { canonicalEnvelope, envelopeOf, sanitizeEnvelope, type SchemaEnvelope } from '../src/envelope.ts'
 import { createRedactor } from '../src/redact.ts'
 import type { SettingsSchema } from '../src/types.ts'
+import { boot } from './harness.ts'
 
 const secret = () => Schema.string().role('secret')
 
@@ -212,5 +213,20 @@ describe('sanitizeEnvelope', () => {
     const schema = Schema.object({ token: secret().default('sk-REVIVE-1'), name: Schema.string().default('n') })
     const revived = Schema(sanitized(schema) as never) as Schema<any>
     expect(revived({})).toEqual({ name: 'n' })
+  })
+})
+
+describe('a schema schemastery cannot serialize', () => {
+  it('refuses that registration with a clear TypeError and leaves later registrations working', async () => {
+    const h = await boot()
+    try {
+      const Tree: Schema<unknown> = Schema.object({ name: Schema.string(), children: Schema.array(Schema.lazy(() => Tree)).default([]) })
+      await expect(h.mount((ctx) => ctx.settings.register('menu', Schema.object({ tree: Tree })))).rejects.toThrow(/cannot be serialized/)
+      expect((globalThis as { __schemastery_refs__?: unknown }).__schemastery_refs__).toBeUndefined()
+      const { value } = await h.mount((ctx) => ctx.settings.register('after', Schema.object({ n: Schema.natural().default(1) })))
+      expect(value.get()).toEqual({ n: 1 })
+    } finally {
+      await h.dispose()
+    }
   })
 })
