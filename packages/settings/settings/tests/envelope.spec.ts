@@ -220,7 +220,7 @@ describe('a schema schemastery cannot serialize', () => {
   it('refuses that registration with a clear TypeError and leaves later registrations working', async () => {
     const h = await boot()
     try {
-      const Tree: Schema<unknown> = Schema.object({ name: Schema.string(), children: Schema.array(Schema.lazy(() => Tree)).default([]) })
+      const Tree: Schema<any> = Schema.object({ name: Schema.string(), children: Schema.array(Schema.lazy(() => Tree)).default([]) })
       await expect(h.mount((ctx) => ctx.settings.register('menu', Schema.object({ tree: Tree })))).rejects.toThrow(/cannot be serialized/)
       expect((globalThis as { __schemastery_refs__?: unknown }).__schemastery_refs__).toBeUndefined()
       const { value } = await h.mount((ctx) => ctx.settings.register('after', Schema.object({ n: Schema.natural().default(1) })))
