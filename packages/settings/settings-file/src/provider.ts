@@ -408,8 +408,21 @@ export class FileSettingsProvider extends SettingsProvider {
   private scheduleLateCheck(): void {
     clearTimeout(this.lateCheck)
     if (!this.replaced || this.closed) return
-    this.lateCheck = setTimeout(() => void this.reload(false), this.options.settleMs * 2)
+    this.lateCheck = setTimeout(() => void this.checkLateEdit(), this.options.settleMs * 2)
     this.lateCheck.unref?.()
+  }
+
+  /** Fold in a late edit if one landed; only that (a provider without a watcher publishes nothing else here). */
+  private checkLateEdit(): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.closed) return
+      try {
+        if (await this.lateEditPending()) await this.rescueLateEdit()
+        else this.scheduleLateCheck()
+      } catch (error) {
+        this.ctx.logger('settings').warn(`settings: folding a late edit into ${this.file} failed:`, error)
+      }
+    })
   }
 
   /** Stop watching the last replaced version; a witness link is removed. */
