@@ -9,13 +9,13 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { SettingsStoreError } from 'dsh-settings'
 import type { DocumentEdit } from '../src/diff.ts'
 import { SettingsDocumentCannotHoldError } from '../src/errors.ts'
 import { parseSettings } from '../src/parse.ts'
 import { renderYaml } from '../src/serialize.ts'
-import { bootFile, tempDir, type FileHarness } from './file-harness.ts'
+import { bootFile, fileFixture } from './file-harness.ts'
 
 /** Rendered, a value holding this reads back with it replaced. */
 const ALTERED = 'sk-LEAK-ALTERED'
@@ -101,29 +101,18 @@ describe('renderYaml: the place a fresh rendering does not hold', () => {
 })
 
 describe('the provider refuses a write YAML cannot hold', () => {
-  let dir: string
-  let cleanup: () => Promise<void>
-  let harness: FileHarness | undefined
-
-  beforeEach(async () => {
-    ;({ dir, cleanup } = await tempDir())
-  })
-  afterEach(async () => {
-    await harness?.dispose()
-    harness = undefined
-    await cleanup()
-  })
+  const fx = fileFixture()
 
   async function boot(file: string) {
-    harness = await bootFile({ path: file, watch: false })
-    await harness.root.inject(['settings'], (ctx) => {
+    fx.harness = await bootFile({ path: file, watch: false })
+    await fx.harness.root.inject(['settings'], (ctx) => {
       ctx.settings.register('web-search', Schema.object({ engine: Schema.string().default('bing') }))
     })
-    return harness.settings
+    return fx.harness.settings
   }
 
   it('as rejected with the place, writing nothing and keeping the section as it was', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     const before = '# mine\nweb-search:\n  engine: bing\n'
     await writeFile(file, before)
     const settings = await boot(file)
@@ -132,7 +121,7 @@ describe('the provider refuses a write YAML cannot hold', () => {
     await expect(write).rejects.toMatchObject({ code: 'SETTINGS_DOCUMENT_CANNOT_HOLD', refusal: 'rejected', ns: 'web-search', path: ['nested', 'bad'], file })
     await expect(write).rejects.toThrow(`settings document ${file} cannot hold the value at $.nested.bad of section "web-search"`)
     expect(await readFile(file, 'utf8')).toBe(before)
-    expect(await readdir(dir)).toEqual(['s.yaml'])
+    expect(await readdir(fx.dir)).toEqual(['s.yaml'])
     expect(settings.get('web-search')).toStrictEqual({ engine: 'bing' })
     // The next write that YAML can hold goes through.
     await settings.update('web-search', { engine: 'google' })
@@ -140,7 +129,7 @@ describe('the provider refuses a write YAML cannot hold', () => {
   })
 
   it('while a JSON document holds the same data', async () => {
-    const file = join(dir, 's.json')
+    const file = join(fx.dir, 's.json')
     const settings = await boot(file)
     await settings.update('web-search', { nested: { bad: ALTERED, '<<': { x: 1 } } })
     expect(JSON.parse(await readFile(file, 'utf8'))).toStrictEqual({ 'web-search': { nested: { bad: ALTERED, '<<': { x: 1 } } } })

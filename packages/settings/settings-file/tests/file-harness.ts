@@ -5,12 +5,40 @@ import { join } from 'node:path'
 import type { SettingsProvider } from 'dsh-settings'
 import FileSettingsProvider from 'dsh-settings-file'
 
+import { afterEach, beforeEach } from 'vitest'
+
 export { eventually } from 'dsh-testing'
 
 /** A temp directory removed by `cleanup`. */
 export async function tempDir(): Promise<{ dir: string; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'dsh-settings-file-'))
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** What {@link fileFixture} gives each test. */
+export interface FileFixture {
+  /** A fresh temp folder, removed after the test. */
+  dir: string
+  /** The provider the test booted (assign it), disposed after the test. */
+  harness: FileHarness | undefined
+}
+
+/**
+ * Per test of the calling file or describe block: a fresh temp folder, and a
+ * slot for the provider the test boots there; both are gone after each test.
+ */
+export function fileFixture(): FileFixture {
+  const fixture: FileFixture = { dir: '', harness: undefined }
+  let cleanup: () => Promise<void> = async () => {}
+  beforeEach(async () => {
+    ;({ dir: fixture.dir, cleanup } = await tempDir())
+  })
+  afterEach(async () => {
+    await fixture.harness?.dispose()
+    fixture.harness = undefined
+    await cleanup()
+  })
+  return fixture
 }
 
 /** A root context running the file provider, with captured log lines. */

@@ -8,14 +8,14 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import Schema from 'schemastery'
 import { parseDocument } from 'yaml'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import FileSettingsProvider from 'dsh-settings-file'
 import { SettingsStoreError } from 'dsh-settings'
 import { SettingsDocumentCannotHoldError, SettingsDocumentError, SettingsDocumentTooLargeError } from '../src/errors.ts'
 import { DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, YAML_OPTIONS } from '../src/parse.ts'
 import { renderBlockKey, renderFlow, toYaml } from '../src/render.ts'
 import { renderYaml } from '../src/serialize.ts'
-import { bootFile, eventually, tempDir, type FileHarness } from './file-harness.ts'
+import { bootFile, eventually, fileFixture } from './file-harness.ts'
 
 const FILE = '/home/user/.dsh/settings.yaml'
 
@@ -197,29 +197,18 @@ describe('the size cap: parseSettings', () => {
 const schema = () => Schema.object({ engine: Schema.string().default('bing'), note: Schema.string().default('') })
 
 describe('the size cap: the provider', () => {
-  let dir: string
-  let cleanup: () => Promise<void>
-  let harness: FileHarness | undefined
-
-  beforeEach(async () => {
-    ;({ dir, cleanup } = await tempDir())
-  })
-  afterEach(async () => {
-    await harness?.dispose()
-    harness = undefined
-    await cleanup()
-  })
+  const fx = fileFixture()
 
   async function boot(file: string, config: FileSettingsProvider.Config = {}) {
-    harness = await bootFile({ path: file, watch: false, ...config })
-    await harness.root.inject(['settings'], (ctx) => {
+    fx.harness = await bootFile({ path: file, watch: false, ...config })
+    await fx.harness.root.inject(['settings'], (ctx) => {
       ctx.settings.register('web-search', schema())
     })
-    return harness.settings
+    return fx.harness.settings
   }
 
   it('fails the load of a document over the cap, naming the cap', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, `web-search:\n  note: ${'sk-LEAK'.repeat(300)}\n`)
     const load = bootFile({ path: file, watch: false, maxDocumentBytes: 1024 })
     await expect(load).rejects.toThrow(SettingsDocumentTooLargeError)
@@ -228,19 +217,19 @@ describe('the size cap: the provider', () => {
   })
 
   it('logs and ignores a reload over the cap, keeping the last good settings, then recovers', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, 'web-search:\n  engine: bing\n')
     const settings = await boot(file, { watch: true, debounceMs: 20, maxDocumentBytes: 1024 })
     await writeFile(file, `web-search:\n  engine: huge\n  note: ${'sk-LEAK'.repeat(300)}\n`)
-    await eventually(() => expect(harness!.logs.some((line) => line.includes('over the cap of 1024 bytes') && line.includes('keeping the last good settings'))).toBe(true))
+    await eventually(() => expect(fx.harness!.logs.some((line) => line.includes('over the cap of 1024 bytes') && line.includes('keeping the last good settings'))).toBe(true))
     expect(settings.get('web-search')).toMatchObject({ engine: 'bing' })
-    expect(harness!.logs.join('\n')).not.toContain('sk-LEAK')
+    expect(fx.harness!.logs.join('\n')).not.toContain('sk-LEAK')
     await writeFile(file, 'web-search:\n  engine: ddg\n')
     await eventually(() => expect(settings.get('web-search')).toMatchObject({ engine: 'ddg' }))
   })
 
   it.each(['s.yaml', 's.json'])('refuses a write whose document would pass the cap, writing nothing (%s)', async (name) => {
-    const file = join(dir, name)
+    const file = join(fx.dir, name)
     const before = name.endsWith('.json') ? '{"web-search": {"engine": "bing"}}\n' : 'web-search:\n  engine: bing # kept\n'
     await writeFile(file, before)
     const settings = await boot(file, { maxDocumentBytes: 512 })
@@ -249,7 +238,7 @@ describe('the size cap: the provider', () => {
     await expect(write).rejects.toMatchObject({ code: 'SETTINGS_DOCUMENT_TOO_LARGE', refusal: 'rejected', limit: 512, next: true })
     await expect(write).rejects.toThrow(/would be \d+ bytes after this write, over the cap of 512 bytes \(maxDocumentBytes\); nothing was written/)
     expect(await readFile(file, 'utf8')).toBe(before)
-    expect(await readdir(dir)).toEqual([name])
+    expect(await readdir(fx.dir)).toEqual([name])
     expect(settings.get('web-search')).toMatchObject({ engine: 'bing', note: '' })
     // A write that stays under the cap still goes through.
     await settings.update('web-search', { note: 'short' })
@@ -257,7 +246,7 @@ describe('the size cap: the provider', () => {
   })
 
   it('refuses a write while the document on disk is over the cap, leaving it as it is', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, 'web-search:\n  engine: bing\n')
     const settings = await boot(file, { maxDocumentBytes: 1024 })
     const grown = `web-search:\n  engine: bing\n  note: ${'n'.repeat(2000)}\n`
@@ -268,37 +257,26 @@ describe('the size cap: the provider', () => {
 })
 
 describe('data YAML holds', () => {
-  let dir: string
-  let cleanup: () => Promise<void>
-  let harness: FileHarness | undefined
-
-  beforeEach(async () => {
-    ;({ dir, cleanup } = await tempDir())
-  })
-  afterEach(async () => {
-    await harness?.dispose()
-    harness = undefined
-    await cleanup()
-  })
+  const fx = fileFixture()
 
   async function boot(file: string) {
-    harness = await bootFile({ path: file, watch: false })
-    await harness.root.inject(['settings'], (ctx) => {
+    fx.harness = await bootFile({ path: file, watch: false })
+    await fx.harness.root.inject(['settings'], (ctx) => {
       ctx.settings.register('web-search', schema())
     })
-    return harness.settings
+    return fx.harness.settings
   }
 
   /** Write `value` into web-search, then check the file holds it across a restart, edited in place. */
   async function roundTrip(value: Record<string, unknown>): Promise<string> {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, '# mine\nweb-search:\n  engine: bing # by hand\n')
     let settings = await boot(file)
     await settings.update('web-search', value)
     const text = await readFile(file, 'utf8')
     expect(text.startsWith('# mine\nweb-search:\n  engine: bing # by hand\n')).toBe(true)
-    expect(harness!.logs.join('\n')).not.toContain('rendered afresh')
-    await harness!.dispose()
+    expect(fx.harness!.logs.join('\n')).not.toContain('rendered afresh')
+    await fx.harness!.dispose()
     settings = await boot(file)
     expect(settings.get('web-search')).toMatchObject({ engine: 'bing', ...value })
     expect(parseSettings(text, 'yaml', file).data['web-search']).toStrictEqual({ engine: 'bing', ...value })
@@ -316,8 +294,8 @@ describe('data YAML holds', () => {
     const text = await roundTrip({ [long]: 1, nested: { [long]: { a: 1 } }, list: [{ [long]: 2 }] })
     expect(text).toContain(`  ? ${long}\n  : 1\n`)
     // Its value is then edited in place like any other.
-    await harness!.settings.update('web-search', { [long]: 'two' })
-    expect(await readFile(join(dir, 's.yaml'), 'utf8')).toBe(text.replace(`  ? ${long}\n  : 1\n`, `  ? ${long}\n  : two\n`))
+    await fx.harness!.settings.update('web-search', { [long]: 'two' })
+    expect(await readFile(join(fx.dir, 's.yaml'), 'utf8')).toBe(text.replace(`  ? ${long}\n  : 1\n`, `  ? ${long}\n  : two\n`))
   })
 
   it('renders << keys quoted and long keys explicit in the blocks and flows it writes', () => {

@@ -1,24 +1,13 @@
 import { mkdir, readdir, readFile, stat, symlink, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SettingsConflictError, type SettingsScope } from 'dsh-settings'
-import { bootFile, eventually, tempDir, type FileHarness } from './file-harness.ts'
+import { bootFile, eventually, fileFixture, type FileHarness } from './file-harness.ts'
 
 const schema = () => Schema.object({ engine: Schema.string().default('bing'), limit: Schema.number().default(5), apiKey: Schema.string().role('secret') })
 
-let dir: string
-let cleanup: () => Promise<void>
-let harness: FileHarness | undefined
-
-beforeEach(async () => {
-  ;({ dir, cleanup } = await tempDir())
-})
-afterEach(async () => {
-  await harness?.dispose()
-  harness = undefined
-  await cleanup()
-})
+const fx = fileFixture()
 
 async function register(h: FileHarness, ns = 'web-search'): Promise<SettingsScope<ReturnType<ReturnType<typeof schema>>>> {
   let scope!: SettingsScope<ReturnType<ReturnType<typeof schema>>>
@@ -30,85 +19,85 @@ async function register(h: FileHarness, ns = 'web-search'): Promise<SettingsScop
 
 describe('boot', () => {
   it('defaults the document to settings.yaml under home and resolves an absent file from defaults', async () => {
-    harness = await bootFile({ home: dir, watch: false })
-    expect(harness.settings.documentPath).toBe(join(dir, 'settings.yaml'))
-    expect(harness.settings.writable).toBe(true)
-    const scope = await register(harness)
+    fx.harness = await bootFile({ home: fx.dir, watch: false })
+    expect(fx.harness.settings.documentPath).toBe(join(fx.dir, 'settings.yaml'))
+    expect(fx.harness.settings.writable).toBe(true)
+    const scope = await register(fx.harness)
     expect(scope.get()).toEqual({ engine: 'bing', limit: 5 })
   })
 
   it('reads sections from an existing YAML document and from a JSON one', async () => {
-    await writeFile(join(dir, 'a.yaml'), 'web-search:\n  engine: google\n')
-    harness = await bootFile({ path: join(dir, 'a.yaml'), watch: false })
-    expect((await register(harness)).get()).toMatchObject({ engine: 'google' })
-    await harness.dispose()
-    await writeFile(join(dir, 'b.JSON'), '{"web-search": {"limit": 9}}')
-    harness = await bootFile({ path: join(dir, 'b.JSON'), watch: false })
-    expect((await register(harness)).get()).toMatchObject({ limit: 9 })
+    await writeFile(join(fx.dir, 'a.yaml'), 'web-search:\n  engine: google\n')
+    fx.harness = await bootFile({ path: join(fx.dir, 'a.yaml'), watch: false })
+    expect((await register(fx.harness)).get()).toMatchObject({ engine: 'google' })
+    await fx.harness.dispose()
+    await writeFile(join(fx.dir, 'b.JSON'), '{"web-search": {"limit": 9}}')
+    fx.harness = await bootFile({ path: join(fx.dir, 'b.JSON'), watch: false })
+    expect((await register(fx.harness)).get()).toMatchObject({ limit: 9 })
   })
 
   it.each([['empty.yaml', ''], ['comments.yml', '# only a comment\n'], ['blank.json', '  \n']])('reads %s as no sections', async (name, text) => {
-    await writeFile(join(dir, name), text)
-    harness = await bootFile({ path: join(dir, name), watch: false })
-    expect((await register(harness)).get()).toEqual({ engine: 'bing', limit: 5 })
+    await writeFile(join(fx.dir, name), text)
+    fx.harness = await bootFile({ path: join(fx.dir, name), watch: false })
+    expect((await register(fx.harness)).get()).toEqual({ engine: 'bing', limit: 5 })
   })
 
   it('fails loud on an unsupported extension', async () => {
-    await expect(bootFile({ path: join(dir, 'settings.toml'), watch: false })).rejects.toThrow(/not supported/)
+    await expect(bootFile({ path: join(fx.dir, 'settings.toml'), watch: false })).rejects.toThrow(/not supported/)
   })
 
   it.each([
     ['bad.yaml', 'web-search:\n  engine: [sk-LEAK-1\n  limit: 3\n', /line \d+, column \d+/],
     ['bad.json', '{\n  "web-search": {"apiKey": "sk-LEAK-1",}\n}', /line 2, column \d+/],
   ])('fails the load of unparsable %s with a position and no document text', async (name, text, position) => {
-    await writeFile(join(dir, name), text)
-    const failure = bootFile({ path: join(dir, name), watch: false })
+    await writeFile(join(fx.dir, name), text)
+    const failure = bootFile({ path: join(fx.dir, name), watch: false })
     await expect(failure).rejects.toThrow(position)
     await expect(failure).rejects.not.toThrow(/sk-LEAK/)
   })
 
   it('fails the load when the root is not a map of sections', async () => {
-    await writeFile(join(dir, 'list.yaml'), '- a\n- b\n')
-    await expect(bootFile({ path: join(dir, 'list.yaml'), watch: false })).rejects.toThrow(/map of namespace sections/)
+    await writeFile(join(fx.dir, 'list.yaml'), '- a\n- b\n')
+    await expect(bootFile({ path: join(fx.dir, 'list.yaml'), watch: false })).rejects.toThrow(/map of namespace sections/)
   })
 
   it('fails the load when the path names a directory', async () => {
-    await mkdir(join(dir, 'folder.yaml'))
-    await expect(bootFile({ path: join(dir, 'folder.yaml'), watch: false })).rejects.toThrow(/EISDIR/)
+    await mkdir(join(fx.dir, 'folder.yaml'))
+    await expect(bootFile({ path: join(fx.dir, 'folder.yaml'), watch: false })).rejects.toThrow(/EISDIR/)
   })
 
   it('fails the load when the document cannot be read', async () => {
     // Permission bits do not stop root, so an unreadable path is made another way: through a regular file.
-    await writeFile(join(dir, 'plain'), 'not a directory')
-    await expect(bootFile({ path: join(dir, 'plain', 'settings.yaml'), watch: false })).rejects.toThrow(/ENOTDIR/)
+    await writeFile(join(fx.dir, 'plain'), 'not a directory')
+    await expect(bootFile({ path: join(fx.dir, 'plain', 'settings.yaml'), watch: false })).rejects.toThrow(/ENOTDIR/)
   })
 })
 
 describe('writes', () => {
   it('creates the document with owner-only permissions and leaves no temp or lock file', async () => {
-    harness = await bootFile({ path: join(dir, 'nested', 'settings.yaml'), watch: false })
-    const scope = await register(harness)
+    fx.harness = await bootFile({ path: join(fx.dir, 'nested', 'settings.yaml'), watch: false })
+    const scope = await register(fx.harness)
     await scope.update({ engine: 'google' })
-    const file = join(dir, 'nested', 'settings.yaml')
+    const file = join(fx.dir, 'nested', 'settings.yaml')
     expect(await readFile(file, 'utf8')).toBe('web-search:\n  engine: google\n')
     expect((await stat(file)).mode & 0o777).toBe(0o600)
-    expect((await stat(join(dir, 'nested'))).mode & 0o777).toBe(0o700)
-    expect(await readdir(join(dir, 'nested'))).toEqual(['settings.yaml'])
+    expect((await stat(join(fx.dir, 'nested'))).mode & 0o777).toBe(0o700)
+    expect(await readdir(join(fx.dir, 'nested'))).toEqual(['settings.yaml'])
   })
 
   it('writes concurrent updates of several namespaces into the one document', async () => {
-    harness = await bootFile({ path: join(dir, 's.yaml'), watch: false })
-    const a = await register(harness, 'alpha')
-    const b = await register(harness, 'beta')
+    fx.harness = await bootFile({ path: join(fx.dir, 's.yaml'), watch: false })
+    const a = await register(fx.harness, 'alpha')
+    const b = await register(fx.harness, 'beta')
     await Promise.all([a.update({ limit: 1 }), b.update({ limit: 2 }), a.update({ engine: 'x' })])
-    expect(await readFile(join(dir, 's.yaml'), 'utf8')).toBe('alpha:\n  limit: 1\n  engine: x\nbeta:\n  limit: 2\n')
+    expect(await readFile(join(fx.dir, 's.yaml'), 'utf8')).toBe('alpha:\n  limit: 1\n  engine: x\nbeta:\n  limit: 2\n')
   })
 
   it('refuses a write while the document on disk is unparsable and leaves the text untouched', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, 'web-search:\n  engine: bing\n')
-    harness = await bootFile({ path: file, watch: false })
-    const scope = await register(harness)
+    fx.harness = await bootFile({ path: file, watch: false })
+    const scope = await register(fx.harness)
     const broken = 'web-search:\n  engine: [unclosed\n'
     await writeFile(file, broken)
     await expect(scope.update({ limit: 2 })).rejects.toThrow(/not valid YAML/)
@@ -117,35 +106,35 @@ describe('writes', () => {
   })
 
   it('folds in an edit the watcher has not delivered before writing, and catches a stale revision', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, 'web-search:\n  engine: bing\n')
-    harness = await bootFile({ path: file, watch: false })
-    const scope = await register(harness)
-    const read = harness.settings.describe()[0]!.revision
+    fx.harness = await bootFile({ path: file, watch: false })
+    const scope = await register(fx.harness)
+    const read = fx.harness.settings.describe()[0]!.revision
     await writeFile(file, 'web-search:\n  engine: google # by hand\n')
-    await expect(harness.settings.update('web-search', { limit: 1 }, read)).rejects.toThrow(SettingsConflictError)
+    await expect(fx.harness.settings.update('web-search', { limit: 1 }, read)).rejects.toThrow(SettingsConflictError)
     expect(scope.get()).toMatchObject({ engine: 'google' })
-    await harness.settings.update('web-search', { limit: 1 })
+    await fx.harness.settings.update('web-search', { limit: 1 })
     expect(await readFile(file, 'utf8')).toBe('web-search:\n  engine: google # by hand\n  limit: 1\n')
   })
 
   it('writes through a symlinked document, keeping the link', async () => {
-    const real = join(dir, 'real.yaml')
-    const link = join(dir, 'link.yaml')
+    const real = join(fx.dir, 'real.yaml')
+    const link = join(fx.dir, 'link.yaml')
     await writeFile(real, 'web-search: {}\n')
     await symlink(real, link)
-    harness = await bootFile({ path: link, watch: false })
-    const scope = await register(harness)
+    fx.harness = await bootFile({ path: link, watch: false })
+    const scope = await register(fx.harness)
     await scope.update({ limit: 3 })
     expect((await import('node:fs')).lstatSync(link).isSymbolicLink()).toBe(true)
     expect(await readFile(real, 'utf8')).toBe('web-search: {limit: 3}\n')
   })
 
   it('keeps the user JSON key order and re-serializes with two spaces', async () => {
-    const file = join(dir, 's.json')
+    const file = join(fx.dir, 's.json')
     await writeFile(file, '{"zeta": {"a": 1}, "web-search": {"limit": 2, "engine": "x"}}')
-    harness = await bootFile({ path: file, watch: false })
-    const scope = await register(harness)
+    fx.harness = await bootFile({ path: file, watch: false })
+    const scope = await register(fx.harness)
     await scope.update({ limit: 4 })
     expect(await readFile(file, 'utf8')).toBe('{\n  "zeta": {\n    "a": 1\n  },\n  "web-search": {\n    "limit": 4,\n    "engine": "x"\n  }\n}\n')
   })
@@ -153,10 +142,10 @@ describe('writes', () => {
 
 describe('outside edits', () => {
   it('publishes an outside edit through a real watcher to watch callbacks', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, 'web-search:\n  engine: bing\n')
-    harness = await bootFile({ path: file, debounceMs: 20 })
-    const scope = await register(harness)
+    fx.harness = await bootFile({ path: file, debounceMs: 20 })
+    const scope = await register(fx.harness)
     const seen: string[] = []
     scope.watch((next) => void seen.push(next.engine))
     await writeFile(file, 'web-search:\n  engine: google\n')
@@ -164,73 +153,73 @@ describe('outside edits', () => {
   })
 
   it('keeps the last good value and warns when an edit does not parse, then recovers', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, 'web-search:\n  engine: bing\n')
-    harness = await bootFile({ path: file, debounceMs: 20 })
-    const scope = await register(harness)
+    fx.harness = await bootFile({ path: file, debounceMs: 20 })
+    const scope = await register(fx.harness)
     await writeFile(file, 'web-search:\n  engine: [sk-LEAK\n')
-    await eventually(() => expect(harness!.logs.some((line) => line.includes('keeping the last good settings'))).toBe(true))
+    await eventually(() => expect(fx.harness!.logs.some((line) => line.includes('keeping the last good settings'))).toBe(true))
     expect(scope.get()).toMatchObject({ engine: 'bing' })
-    expect(harness.logs.join('\n')).not.toContain('sk-LEAK')
+    expect(fx.harness.logs.join('\n')).not.toContain('sk-LEAK')
     await writeFile(file, 'web-search:\n  engine: ddg\n')
     await eventually(() => expect(scope.get()).toMatchObject({ engine: 'ddg' }))
   })
 
   it('publishes the empty document when the file is deleted', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, 'web-search:\n  engine: google\n')
-    harness = await bootFile({ path: file, debounceMs: 20 })
-    const scope = await register(harness)
+    fx.harness = await bootFile({ path: file, debounceMs: 20 })
+    const scope = await register(fx.harness)
     await unlink(file)
     await eventually(() => expect(scope.get()).toEqual({ engine: 'bing', limit: 5 }))
   })
 
   it('does not re-publish its own writes', async () => {
-    const file = join(dir, 's.yaml')
-    harness = await bootFile({ path: file, debounceMs: 20 })
-    const scope = await register(harness)
+    const file = join(fx.dir, 's.yaml')
+    fx.harness = await bootFile({ path: file, debounceMs: 20 })
+    const scope = await register(fx.harness)
     const sources: string[] = []
-    harness.root.on('settings/updated', (_ns, _next, _prev, source) => void sources.push(source))
+    fx.harness.root.on('settings/updated', (_ns, _next, _prev, source) => void sources.push(source))
     await scope.update({ limit: 8 })
     await new Promise((resolve) => setTimeout(resolve, 200))
     expect(sources).toEqual(['update'])
   })
 
   it('heals a missed watcher event with the periodic re-check', async () => {
-    const file = join(dir, 's.yaml')
+    const file = join(fx.dir, 's.yaml')
     await writeFile(file, 'web-search:\n  engine: bing\n')
     // A debounce far longer than the test stands in for an event the file system never delivers.
-    harness = await bootFile({ path: file, debounceMs: 60_000, recheckMs: 50 })
-    const scope = await register(harness)
+    fx.harness = await bootFile({ path: file, debounceMs: 60_000, recheckMs: 50 })
+    const scope = await register(fx.harness)
     await writeFile(file, 'web-search:\n  engine: google\n')
     await eventually(() => expect(scope.get()).toMatchObject({ engine: 'google' }))
   })
 
   it('publishes nothing after disposal and leaves no lock or temp file', async () => {
-    const file = join(dir, 's.yaml')
-    harness = await bootFile({ path: file, debounceMs: 20 })
-    const scope = await register(harness)
+    const file = join(fx.dir, 's.yaml')
+    fx.harness = await bootFile({ path: file, debounceMs: 20 })
+    const scope = await register(fx.harness)
     await scope.update({ limit: 1 })
     const events: unknown[] = []
-    harness.root.on('settings/updated', (...args) => void events.push(args))
-    await harness.dispose()
-    harness = undefined
+    fx.harness.root.on('settings/updated', (...args) => void events.push(args))
+    await fx.harness.dispose()
+    fx.harness = undefined
     await writeFile(file, 'web-search:\n  engine: late\n')
     await new Promise((resolve) => setTimeout(resolve, 150))
     expect(events).toEqual([])
-    expect(await readdir(dir)).toEqual(['s.yaml'])
+    expect(await readdir(fx.dir)).toEqual(['s.yaml'])
   })
 })
 
 describe('prepareDocument', () => {
   it('creates an empty owner-only document when none exists and keeps an existing one', async () => {
-    const file = join(dir, 'home', 'settings.yaml')
-    harness = await bootFile({ path: file, watch: false })
-    await expect(harness.settings.prepareDocument()).resolves.toBe(file)
+    const file = join(fx.dir, 'home', 'settings.yaml')
+    fx.harness = await bootFile({ path: file, watch: false })
+    await expect(fx.harness.settings.prepareDocument()).resolves.toBe(file)
     expect(await readFile(file, 'utf8')).toBe('')
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     await writeFile(file, 'a: {}\n')
-    await harness.settings.prepareDocument()
+    await fx.harness.settings.prepareDocument()
     expect(await readFile(file, 'utf8')).toBe('a: {}\n')
   })
 })

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import Schema from 'schemastery'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SettingsStoreError, type SettingsScope } from 'dsh-settings'
-import { bootFile, tempDir, type FileHarness } from './file-harness.ts'
+import { bootFile, fileFixture } from './file-harness.ts'
 import { deadPid } from './processes-helpers.ts'
 import { hostTag } from '../src/leftovers.ts'
 import { hostFacts, processStartTime } from '../src/owner.ts'
@@ -16,26 +16,21 @@ import { acquireLock } from '../src/lock.ts'
 
 const schema = Schema.object({ n: Schema.natural().default(0) })
 
-let dir: string
+const fx = fileFixture()
 let file: string
-let cleanup: () => Promise<void>
-let harness: FileHarness | undefined
 
-beforeEach(async () => {
-  ;({ dir, cleanup } = await tempDir())
-  file = join(dir, 'settings.yaml')
+beforeEach(() => {
+  file = join(fx.dir, 'settings.yaml')
 })
 afterEach(async () => {
-  await harness?.dispose()
-  harness = undefined
-  await chmod(dir, 0o700).catch(() => {})
-  await cleanup()
+  // Runs before the fixture's cleanup (after-hooks run last-registered first): a test may leave the folder read-only.
+  await chmod(fx.dir, 0o700).catch(() => {})
 })
 
 async function boot(config: Record<string, unknown> = {}): Promise<SettingsScope<{ n: number }>> {
-  harness = await bootFile({ path: file, watch: false, ...config })
+  fx.harness = await bootFile({ path: file, watch: false, ...config })
   let scope!: SettingsScope<{ n: number }>
-  await harness.root.inject(['settings'], (ctx) => {
+  await fx.harness.root.inject(['settings'], (ctx) => {
     scope = ctx.settings.register('counter', schema)
   })
   return scope
@@ -58,7 +53,7 @@ describe('a read-only document', () => {
     await writeFile(file, text)
     await chmod(file, 0o444)
     const scope = await boot()
-    expect(harness!.settings.writable).toBe(false)
+    expect(fx.harness!.settings.writable).toBe(false)
     expect(await failureOf(scope.update({ n: 2 }))).toMatchObject({ name: 'SettingsUnavailableError', code: 'SETTINGS_READ_ONLY' })
     expect(await readFile(file, 'utf8')).toBe(text)
     expect((await stat(file)).mode & 0o777).toBe(0o444)
@@ -82,7 +77,7 @@ describe('a read-only document', () => {
     const scope = await boot()
     await expect(scope.update({ n: 2 })).rejects.toMatchObject({ code: 'SETTINGS_READ_ONLY' })
     await chmod(file, 0o640)
-    expect(harness!.settings.writable).toBe(true)
+    expect(fx.harness!.settings.writable).toBe(true)
     await scope.update({ n: 2 })
     expect(await readFile(file, 'utf8')).toBe('counter:\n  n: 2\n')
     expect((await stat(file)).mode & 0o777).toBe(0o640)
@@ -91,12 +86,12 @@ describe('a read-only document', () => {
   it('refuses writes while its folder gives its owner no write permission, and recovers after', async () => {
     await writeFile(file, 'counter:\n  n: 1\n')
     const scope = await boot()
-    const error = await writeAfter(() => scope.update({ n: 2 }), () => chmod(dir, 0o555))
+    const error = await writeAfter(() => scope.update({ n: 2 }), () => chmod(fx.dir, 0o555))
     expect(error).toMatchObject({ name: 'SettingsStoreError', code: 'SETTINGS_READ_ONLY' })
-    expect((error as Error).message).toContain(`folder ${dir}`)
-    expect(harness!.settings.writable).toBe(false)
+    expect((error as Error).message).toContain(`folder ${fx.dir}`)
+    expect(fx.harness!.settings.writable).toBe(false)
     expect(await readFile(file, 'utf8')).toBe('counter:\n  n: 1\n')
-    await chmod(dir, 0o700)
+    await chmod(fx.dir, 0o700)
     await scope.update({ n: 2 })
     expect(await readFile(file, 'utf8')).toBe('counter:\n  n: 2\n')
   })
@@ -133,29 +128,29 @@ describe('history', () => {
     await writeFile(file, '# v0\ncounter:\n  n: 0\n', { mode: 0o644 })
     const scope = await boot()
     for (let n = 1; n <= 3; n++) await scope.update({ n })
-    const names = (await readdir(join(dir, 'history'))).sort()
+    const names = (await readdir(join(fx.dir, 'history'))).sort()
     expect(names).toHaveLength(3)
     for (const name of names) expect(name).toMatch(/^settings\.\d{8}T\d{9}Z\.[0-9a-f]{8}\.yaml$/)
-    const texts = await Promise.all(names.map((name) => readFile(join(dir, 'history', name), 'utf8')))
+    const texts = await Promise.all(names.map((name) => readFile(join(fx.dir, 'history', name), 'utf8')))
     expect(texts).toEqual(['# v0\ncounter:\n  n: 0\n', '# v0\ncounter:\n  n: 1\n', '# v0\ncounter:\n  n: 2\n'])
-    for (const name of names) expect((await stat(join(dir, 'history', name))).mode & 0o777).toBe(0o600)
-    expect((await stat(join(dir, 'history'))).mode & 0o777).toBe(0o700)
+    for (const name of names) expect((await stat(join(fx.dir, 'history', name))).mode & 0o777).toBe(0o600)
+    expect((await stat(join(fx.dir, 'history'))).mode & 0o777).toBe(0o700)
     // The document keeps its own mode.
     expect((await stat(file)).mode & 0o777).toBe(0o644)
   })
 
   it('keeps only the newest versions and none older than maxAgeDays', async () => {
     await writeFile(file, 'counter:\n  n: 0\n')
-    await mkdir(join(dir, 'history'), { mode: 0o700 })
-    const ancient = join(dir, 'history', `settings.${historyStamp(new Date(Date.now() - 40 * 86_400_000))}.0badc0de.yaml`)
+    await mkdir(join(fx.dir, 'history'), { mode: 0o700 })
+    const ancient = join(fx.dir, 'history', `settings.${historyStamp(new Date(Date.now() - 40 * 86_400_000))}.0badc0de.yaml`)
     await writeFile(ancient, 'counter:\n  n: -1\n')
-    const unrelated = join(dir, 'history', 'notes.txt')
+    const unrelated = join(fx.dir, 'history', 'notes.txt')
     await writeFile(unrelated, 'mine')
     const scope = await boot({ history: { keep: 2, maxAgeDays: 30 } })
     for (let n = 1; n <= 5; n++) await scope.update({ n })
-    const names = (await readdir(join(dir, 'history'))).filter((name) => name !== 'notes.txt').sort()
+    const names = (await readdir(join(fx.dir, 'history'))).filter((name) => name !== 'notes.txt').sort()
     expect(names).toHaveLength(2)
-    expect(await Promise.all(names.map((name) => readFile(join(dir, 'history', name), 'utf8')))).toEqual(['counter:\n  n: 3\n', 'counter:\n  n: 4\n'])
+    expect(await Promise.all(names.map((name) => readFile(join(fx.dir, 'history', name), 'utf8')))).toEqual(['counter:\n  n: 3\n', 'counter:\n  n: 4\n'])
     expect(await readFile(unrelated, 'utf8')).toBe('mine')
   })
 
@@ -163,9 +158,9 @@ describe('history', () => {
     await writeFile(file, 'counter:\n  n: 0\n')
     const scope = await boot({ history: false })
     await scope.update({ n: 1 })
-    await harness!.dispose()
-    harness = undefined
-    expect(await readdir(dir)).toEqual(['settings.yaml'])
+    await fx.harness!.dispose()
+    fx.harness = undefined
+    expect(await readdir(fx.dir)).toEqual(['settings.yaml'])
   })
 })
 
@@ -178,12 +173,12 @@ describe('leftovers of writers that died', () => {
     const deadLockTemp = `.settings.yaml.lock.${hostTag(facts)}.${dead}.x.0123456789ab.tmp`
     const liveTemp = `.settings.yaml.${hostTag(facts)}.${process.pid}.${processStartTime(process.pid)}.0123456789ab.tmp`
     const oldAnonymous = `.settings.yaml.${'ab'.repeat(8)}.tmp`
-    for (const name of [deadTemp, deadLockTemp, liveTemp, oldAnonymous]) await writeFile(join(dir, name), 'counter:\n  n: 99\n  token: a copy of a secret\n')
+    for (const name of [deadTemp, deadLockTemp, liveTemp, oldAnonymous]) await writeFile(join(fx.dir, name), 'counter:\n  n: 99\n  token: a copy of a secret\n')
     const old = new Date(Date.now() - 3600_000)
-    await utimes(join(dir, oldAnonymous), old, old)
+    await utimes(join(fx.dir, oldAnonymous), old, old)
     await writeFile(`${file}.lock.claim-abc`, '{}')
     const scope = await boot()
     await scope.update({ n: 1 })
-    expect((await readdir(dir)).sort()).toEqual([liveTemp, 'history', 'settings.yaml'].sort())
+    expect((await readdir(fx.dir)).sort()).toEqual([liveTemp, 'history', 'settings.yaml'].sort())
   })
 })
