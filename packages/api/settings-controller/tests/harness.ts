@@ -204,3 +204,21 @@ export class FakeRemoteServer extends Service {
   }
 }
 
+
+/**
+ * Plug the recording remote server into a booted root, so every `settings/*`
+ * event the controller forwards is kept; its fiber goes into `fibers` for the
+ * test to dispose.
+ */
+export async function plugServer(b: Booted, fibers: Fiber[]): Promise<{ server: FakeRemoteServer; fiber: Fiber }> {
+  const fiber = b.root.plugin(FakeRemoteServer)
+  await fiber
+  fibers.push(fiber)
+  let server!: FakeRemoteServer
+  await b.root.inject(['remoteServer'], (ctx) => {
+    server = ctx.get('remoteServer') as unknown as FakeRemoteServer
+  })
+  // The controller's inject fiber loads asynchronously once the service appears.
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  return { server, fiber }
+}

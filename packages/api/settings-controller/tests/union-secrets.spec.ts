@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import type { Fiber } from 'cordis'
 import type { SettingsNamespaceView } from 'dsh-settings'
-import { boot, expectNoSecrets, FakeRemoteServer, type Booted } from './harness.ts'
+import { boot, expectNoSecrets, plugServer, type Booted, type FakeRemoteServer } from './harness.ts'
 
 const SCOPE = 'preset/coder'
 const TOKEN = 'sk-union-TOKEN'
@@ -46,24 +46,11 @@ afterEach(async () => {
   booted = undefined
 })
 
-/** Plug the recording remote server, so every `settings/*` event the controller forwards is kept. */
-async function plugServer(b: Booted): Promise<FakeRemoteServer> {
-  const fiber = b.root.plugin(FakeRemoteServer)
-  await fiber
-  fibers.push(fiber)
-  let server!: FakeRemoteServer
-  await b.root.inject(['remoteServer'], (ctx) => {
-    server = ctx.get('remoteServer') as unknown as FakeRemoteServer
-  })
-  // The controller's inject fiber loads asynchronously once the service appears.
-  await new Promise((resolve) => setTimeout(resolve, 0))
-  return server
-}
 
 /** `conn` registered globally and in {@link SCOPE}, with the recording server plugged. */
 async function setup(schema: Schema<any> = Connection, base?: Record<string, unknown>): Promise<{ b: Booted; server: FakeRemoteServer }> {
   const b = (booted = await boot())
-  const server = await plugServer(b)
+  const { server } = await plugServer(b, fibers)
   await b.register('conn', schema, base === undefined ? undefined : { base })
   await b.register('conn', schema, undefined, SCOPE)
   return { b, server }

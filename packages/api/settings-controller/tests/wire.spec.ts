@@ -13,7 +13,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import type { Fiber } from 'cordis'
-import { boot, expectNoSecrets, FakeRemoteServer, remoteFailure, type Booted } from './harness.ts'
+import { boot, expectNoSecrets, FakeRemoteServer, plugServer, remoteFailure, type Booted } from './harness.ts'
 import { settingsRemoteMethods } from '../src/index.ts'
 
 const Search = Schema.object({
@@ -31,23 +31,11 @@ afterEach(async () => {
   booted = undefined
 })
 
-async function plugServer(b: Booted): Promise<{ server: FakeRemoteServer; fiber: Fiber }> {
-  const fiber = b.root.plugin(FakeRemoteServer)
-  await fiber
-  fibers.push(fiber)
-  let server!: FakeRemoteServer
-  await b.root.inject(['remoteServer'], (ctx) => {
-    server = ctx.get('remoteServer') as unknown as FakeRemoteServer
-  })
-  // The controller's inject fiber loads asynchronously once the service appears.
-  await new Promise((resolve) => setTimeout(resolve, 0))
-  return { server, fiber }
-}
 
 async function setup(): Promise<{ b: Booted; server: FakeRemoteServer; serverFiber: Fiber }> {
   const b = (booted = await boot({}, { opener: false }))
   await b.register('search', Search)
-  const { server, fiber } = await plugServer(b)
+  const { server, fiber } = await plugServer(b, fibers)
   return { b, server, serverFiber: fiber }
 }
 
@@ -153,7 +141,7 @@ describe('lifetime', () => {
     await b.controller.update('search', { engine: 'google' })
     expect(server.events).toEqual([])
 
-    const { server: next } = await plugServer(b)
+    const { server: next } = await plugServer(b, fibers)
     expect(next.exposed.has('settings')).toBe(true)
     await b.controller.update('search', { engine: 'bing' })
     expect(next.events.map((entry) => entry.event)).toEqual(['settings/document-updated', 'settings/updated'])
