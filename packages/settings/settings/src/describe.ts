@@ -1,32 +1,21 @@
-import { getSection, sectionId } from './document.ts'
+import { sectionId } from './document.ts'
 import type { SettingsEngine } from './engine.ts'
+import { copyData } from './data.ts'
 import { optionalScopeId } from './ids.ts'
-import { isPlainObject, storedSectionProblem } from './json.ts'
-import { copyData } from './merge.ts'
+import { inspect, layerData, layersAt, layersBelow, type Layer } from './layers.ts'
 import { SettingsValidationError } from './errors.ts'
-import { appliesOf, scopeKey, validatorOf, type Kind } from './registry.ts'
-import { resolveValue } from './resolve.ts'
-import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, SettingsDocument, SettingsScopeId, SettingsSectionProblem } from './types.ts'
-
-/** A value at a path of strings, descending into arrays by index; `undefined` when absent. */
-function valueAt(value: unknown, path: readonly string[]): unknown {
-  let node = value
-  for (const segment of path) {
-    if (Array.isArray(node)) node = node[Number(segment)]
-    else if (isPlainObject(node) && Object.hasOwn(node, segment)) node = node[segment]
-    else return undefined
-  }
-  return node
-}
+import { appliesOf, scopeKey, type Kind } from './registry.ts'
+import { resolveKind } from './resolve.ts'
+import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, SettingsScopeId, SettingsSectionProblem } from './types.ts'
 
 /**
  * Resolve without failing: layers are dropped from the top down until the
  * rest resolves, and a value the schema refuses even with no layer reads as `undefined`.
  */
-function resolveBestEffort(kind: Kind, layers: unknown[], scope: string | undefined, warn: (message: string) => void): unknown {
+function resolveBestEffort(kind: Kind, layers: readonly Layer[], scope: string | undefined, warn: (message: string) => void): unknown {
   for (let count = layers.length; count >= 0; count--) {
     try {
-      return resolveValue(kind.schema, layers.slice(0, count), validatorOf(kind), { ns: kind.ns, scope }, kind.redactor)
+      return resolveKind(kind, layers.slice(0, count), scope)
     } catch (error) {
       warn(`settings: describing ${JSON.stringify(kind.ns)} without a layer that does not resolve: ${(error as Error).message}`)
     }
@@ -34,26 +23,18 @@ function resolveBestEffort(kind: Kind, layers: unknown[], scope: string | undefi
   return undefined
 }
 
-/** A stored section usable as a layer, or its problem when it is malformed. */
-function usableSection(doc: SettingsDocument, ns: string, scope: string | undefined): { section: unknown; problem?: SettingsSectionProblem } {
-  const section = getSection(doc, ns, scope)
-  const problem = storedSectionProblem(section)
-  return problem ? { section: undefined, problem: { path: [], message: `the stored section ${problem}` } } : { section }
-}
-
 /**
  * Why the layers do not resolve because of their top one (the section a
  * descriptor shows in `user`), or `undefined` when they resolve, or when they
  * fail below it too (that lower section's own descriptor reports it).
  */
-function topLayerProblem(kind: Kind, layers: unknown[], scope: string | undefined): SettingsSectionProblem | undefined {
-  const resolve = (count: number) => resolveValue(kind.schema, layers.slice(0, count), validatorOf(kind), { ns: kind.ns, scope }, kind.redactor)
+function topLayerProblem(kind: Kind, layers: readonly Layer[], scope: string | undefined): SettingsSectionProblem | undefined {
   try {
-    resolve(layers.length)
+    resolveKind(kind, layers, scope)
     return undefined
   } catch (error) {
     try {
-      resolve(layers.length - 1)
+      resolveKind(kind, layers.slice(0, -1), scope)
     } catch {
       return undefined
     }
@@ -68,21 +49,22 @@ function topLayerProblem(kind: Kind, layers: unknown[], scope: string | undefine
  */
 export function describeKind(engine: SettingsEngine, kind: Kind, scope: SettingsScopeId | undefined, redactSecrets: boolean): SettingsDescriptor {
   const warn = (message: string) => engine.logger.warn(message)
-  const doc = engine.document
   const instance = kind.instances.get(scopeKey(scope))
-  const base = instance?.base
-  const global = usableSection(doc, kind.ns, undefined)
-  const own = scope === undefined ? global : usableSection(doc, kind.ns, scope)
-  const globalLayer = global.section
-  const lower = scope === undefined ? [base] : [base, globalLayer]
+  const own: Layer['name'] = scope === undefined ? 'global' : 'scope'
+  // A malformed stored section is left out of every layer list, with its problem kept for the section `user` shows.
+  let problem: SettingsSectionProblem | undefined
+  const layers = layersAt(engine.document, { ns: kind.ns, scope, base: instance?.base }, (layer, text) => {
+    if (layer === own) problem = { path: [], message: `the stored section ${text}` }
+  })
   // The section `user` shows is left out, with its problem, when it does not resolve over the layers below it.
   // A live instance that resolves proves its sections fine; only a failing one (or none) needs the trial resolution.
-  const unproven = own.section !== undefined && (!instance || instance.failing === true)
-  const problem = own.problem ?? (unproven ? topLayerProblem(kind, [...lower, own.section], scope) : undefined)
-  const user = problem ? undefined : own.section
-  const scopeLayer = scope === undefined ? undefined : user
-  const value = instance ? instance.value : resolveBestEffort(kind, [globalLayer, scopeLayer], scope, warn)
-  const inherited = scope === undefined ? undefined : resolveBestEffort(kind, [base, globalLayer], scope, warn)
+  const unproven = layerData(layers, own) !== undefined && (!instance || instance.failing === true)
+  problem ??= unproven ? topLayerProblem(kind, layers, scope) : undefined
+  const shown = problem ? layersBelow(layers, own) : layers
+  const user = layerData(shown, own)
+  // Without an instance there is no base: the value is what the stored sections resolve to.
+  const value = instance ? instance.value : resolveBestEffort(kind, shown.filter((layer) => layer.name !== 'base'), scope, warn)
+  const inherited = scope === undefined ? undefined : resolveBestEffort(kind, layersBelow(layers, 'scope'), scope, warn)
 
   const descriptor: SettingsDescriptor = {
     ns: kind.ns,
@@ -93,6 +75,7 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
     revision: engine.revisions.get(sectionId(kind.ns, scope)),
     applies: instance?.applies ?? appliesOf(kind),
   }
+  const base = layerData(layers, 'base')
   if (base !== undefined) descriptor.base = copyData(base)
   if (user !== undefined) descriptor.user = copyData(user)
   if (problem) descriptor.problem = problem
@@ -108,9 +91,8 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   descriptor.secrets = redacted.slots.map((slot): RedactedSecret => {
     const secret: RedactedSecret = { path: slot.path, set: slot.set }
     if (!slot.set) return secret
-    if (scopeLayer !== undefined && valueAt(scopeLayer, slot.path) !== undefined) secret.layer = 'scope'
-    else if (valueAt(globalLayer, slot.path) !== undefined) secret.layer = 'global'
-    else if (valueAt(base, slot.path) !== undefined) secret.layer = 'base'
+    const layer = inspect(shown, slot.path)
+    if (layer !== 'defaults') secret.layer = layer
     return secret
   })
   return descriptor

@@ -1,7 +1,7 @@
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import { dataEqual } from './equal.ts'
 import { NAMESPACE_PATTERN } from './ids.ts'
-import { cloneStored, isPlainObject } from './json.ts'
+import { copyData, isPlainObject } from './data.ts'
 import type { SettingsDocument } from './types.ts'
 
 /** The document key that holds scoped sections. */
@@ -62,7 +62,7 @@ export function adoptDocument(input: unknown): { doc: SettingsDocument; problems
     if (input !== undefined && input !== null) problems.push('the document is not a map of namespace sections; reading it as empty')
     return { doc: {}, problems }
   }
-  const doc = cloneStored(input) as SettingsDocument
+  const doc = copyData(input) as SettingsDocument
   for (const key of Object.keys(doc)) {
     if (key !== SCOPES_KEY && !NAMESPACE_PATTERN.test(key)) problems.push(`key ${shownKey(key)} is not a namespace (it must match ${NAMESPACE_PATTERN}); it is ignored`)
   }

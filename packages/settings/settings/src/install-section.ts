@@ -35,7 +35,7 @@ export function installSection<T>(
   checkHooks(hooks)
   let registration: { handle: SettingsScope<T>; dispose: () => unknown }
   try {
-    registration = engine.registerOwned<T>(owner, ns, schema, { base: entry as SettingsPartial<T>, validate: hooks.validate?.bind(hooks) })
+    registration = engine.register<T>(owner, ns, schema, { base: entry as SettingsPartial<T>, validate: hooks.validate?.bind(hooks) })
   } catch (error) {
     // The consumer keeps its composition entry; a settings problem must not break it.
     engine.logger.warn(`settings: ${JSON.stringify(ns)} keeps its composition entry: ${(error as Error).message}`)

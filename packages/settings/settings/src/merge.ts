@@ -1,4 +1,7 @@
-import { isPlainObject, setOwn } from './json.ts'
+import { copyData, isPlainObject, setOwn } from './data.ts'
+
+// TEMP: path.ts still imports copyData from here.
+export { copyData } from './data.ts'
 
 /**
  * Layer values over each other, lowest first. Plain objects merge key by key,
@@ -24,13 +27,4 @@ function mergeTwo(lower: unknown, upper: unknown): unknown {
     setOwn(result, key, Object.hasOwn(result, key) ? mergeTwo(result[key], value) : copyData(value))
   }
   return result
-}
-
-/** A deep copy of plain objects and arrays; other values are returned as they are. */
-export function copyData<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(copyData) as T
-  if (!isPlainObject(value)) return value
-  const result: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) setOwn(result, key, copyData(value[key]))
-  return result as T
 }

@@ -117,7 +117,7 @@ export abstract class SettingsProvider extends Service {
     schema: SettingsSchema<T>,
     options?: SettingsRegisterOptions<NoInfer<T>>,
   ): SettingsScope<T> {
-    return this.engine.register(this.ctx, ns, schema, options)
+    return this.engine.register(this.ctx, ns, schema, options).handle
   }
 
   /**

@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
-import { isPlainObject } from './json.ts'
-import { copyData } from './merge.ts'
+import { isPlainObject } from './data.ts'
+import { copyData } from './data.ts'
 import type { SettingsSchema } from './types.ts'
 
 type AnySchema = SettingsSchema<any>

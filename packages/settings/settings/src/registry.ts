@@ -1,6 +1,6 @@
 import { canonicalEnvelope, envelopeOf, sanitizeEnvelope, type SchemaEnvelope } from './envelope.ts'
 import { Inflight, type Watcher } from './fanout.ts'
-import { frozenCopy } from './freeze.ts'
+import { frozenCopy } from './data.ts'
 import { createRedactor, type Redactor } from './redact.ts'
 import type { JsonObject, SettingsApplies, SettingsNamespace, SettingsSchema, SettingsScopeId } from './types.ts'
 

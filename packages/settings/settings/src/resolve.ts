@@ -1,9 +1,11 @@
 import Schema from 'schemastery'
 import { SettingsValidationError } from './errors.ts'
-import { frozenCopy } from './freeze.ts'
+import { frozenCopy } from './data.ts'
 import { formatPath } from './json.ts'
+import type { Layer } from './layers.ts'
 import { mergeLayers } from './merge.ts'
 import type { Redactor } from './redact.ts'
+import { validatorOf, type Kind } from './registry.ts'
 import { scrubbedError, secretTexts } from './scrub.ts'
 import type { SettingsSchema } from './types.ts'
 
@@ -86,4 +88,18 @@ export function resolveValue<T>(
     }
   }
   return value
+}
+
+/**
+ * Resolve a kind over named layers (see `layersAt`), judged by the kind's
+ * check unless another is given.
+ * @throws {SettingsValidationError} when the schema or the check refuses the value.
+ */
+export function resolveKind(
+  kind: Kind,
+  layers: readonly Layer[],
+  scope: string | undefined,
+  validate: ((value: any) => void) | undefined = validatorOf(kind),
+): unknown {
+  return resolveValue(kind.schema, layers.map((layer) => layer.data), validate, { ns: kind.ns, scope }, kind.redactor)
 }

@@ -1,17 +1,8 @@
+import { valueAt } from './data.ts'
 import type { Redactor } from './redact.ts'
 
 /** What replaces a secret's text in a message. */
 export const REDACTED = '[redacted]'
-
-/** The value at a slot path, or `undefined` where the path leads nowhere (own properties only). */
-function valueAt(value: unknown, path: readonly string[]): unknown {
-  let node = value
-  for (const segment of path) {
-    if (typeof node !== 'object' || node === null || !Object.prototype.hasOwnProperty.call(node, segment)) return undefined
-    node = (node as Record<string, unknown>)[segment]
-  }
-  return node
-}
 
 /** Every string and number inside a value, as text. */
 function textsIn(value: unknown, into: Set<string>): void {

@@ -1,8 +1,10 @@
+import type { Logger } from 'cordis'
+import type { WriteOutcome } from './commit.ts'
 import { dataEqual } from './equal.ts'
 import { getSection, sectionId, withSection, type SectionKey } from './document.ts'
-import type { SettingsEngine } from './engine.ts'
 import { SettingsConflictError, SettingsInputError, SettingsUnavailableError } from './errors.ts'
 import { optionalScopeId, sectionLabel, settingsNamespace } from './ids.ts'
+import { judgeWrite } from './judge.ts'
 import { GroupQueue } from './queue.ts'
 import type { Instance, Kind } from './registry.ts'
 import type { SettingsDocument, SettingsNamespace, SettingsScopeId } from './types.ts'
@@ -31,6 +33,24 @@ export interface SettingsBackend {
   transact(transaction: SettingsTransaction): Promise<void>
 }
 
+/**
+ * What the write path reads from the rest of the seam, and where it hands
+ * its results: nothing else of the seam is reachable from a write.
+ */
+export interface WriteLedger {
+  /** Whether the service has begun stopping: queued writes are refused. */
+  readonly stopped: boolean
+  readonly logger: Logger
+  /** The live kind registered under `ns`. */
+  kind(ns: string): Kind | undefined
+  /** The committed revision of a section. */
+  revision(key: SectionKey): number
+  /** Fold the store's current document in as outside changes; answers the document as committed now. */
+  observe(current: SettingsDocument, invariants: unknown[]): SettingsDocument
+  /** Commit one stored, judged write. */
+  commit(key: SectionKey, outcome: WriteOutcome, invariants: unknown[]): void
+}
+
 /** A write request as the service receives it, before any check. */
 export interface WriteRequest {
   ns: unknown
@@ -39,13 +59,6 @@ export interface WriteRequest {
   payload: unknown
   expectedRevision?: unknown
   owner?: Instance
-}
-
-/** What a derived write will store: its section, whether that differs, and the section's revision after it. */
-export interface WriteOutcome {
-  section: Record<string, unknown>
-  changed: boolean
-  revision: number
 }
 
 interface PendingWrite {
@@ -66,13 +79,14 @@ function disposedBeforeRun(write: PendingWrite): SettingsUnavailableError {
 
 /**
  * The write path: call-time checks, the ordered queue, and the transaction
- * each group of queued writes runs through the provider. Commits go back to
- * the engine, which owns values, revisions and events.
+ * each group of queued writes runs through the provider. Each write is
+ * derived and judged once inside the transaction; what it judged is handed
+ * to the ledger's `commit`, which resolves nothing again.
  */
 export class WriteRunner {
   private readonly queue = new GroupQueue<PendingWrite>((group) => this.runGroup(group))
 
-  constructor(private readonly engine: SettingsEngine, private readonly backend: SettingsBackend) {}
+  constructor(private readonly ledger: WriteLedger, private readonly backend: SettingsBackend) {}
 
   /** Reject every write that has not started, then wait for the running group. */
   async stop(): Promise<void> {
@@ -105,11 +119,11 @@ export class WriteRunner {
       throw new SettingsInputError(`${label}: expectedRevision must be an integer revision`, key)
     }
     const payload = checkPayload(request.mode, request.payload, { label, ns, scope })
-    if (this.engine.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be written`, key)
+    if (this.ledger.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be written`, key)
     if (request.owner && !request.owner.alive) {
       throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${sectionLabel(ns, scope)} registration is disposed`, key)
     }
-    if (!this.engine.registry.kinds.has(ns)) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(ns)} is not registered`, key)
+    if (!this.ledger.kind(ns)) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(ns)} is not registered`, key)
     if (!this.backend.writable) throw new SettingsUnavailableError('SETTINGS_READ_ONLY', `settings provider is read-only: ${label} cannot persist`, key)
     const write: PendingWrite = { key, label, payload, owner: request.owner, resolve: () => {}, reject: () => {} }
     if (expectedRevision !== undefined) write.expectedRevision = expectedRevision
@@ -118,7 +132,7 @@ export class WriteRunner {
 
   private async runGroup(group: PendingWrite[]): Promise<void> {
     if (!group.length) return
-    if (this.engine.stopped) {
+    if (this.ledger.stopped) {
       for (const write of group) write.reject(disposedBeforeRun(write))
       return
     }
@@ -138,7 +152,7 @@ export class WriteRunner {
         for (const write of group) write.reject(write.failure ?? error)
         return
       }
-      this.engine.logger.warn('settings: the provider failed after committing a transaction', error)
+      this.ledger.logger.warn('settings: the provider failed after committing a transaction', error)
     }
     // Callers hear their outcome only once the provider has left its critical section (its lock is released).
     settle!()
@@ -146,8 +160,7 @@ export class WriteRunner {
 
   /** Inside the provider's critical section: fold in outside changes, then derive every write in order. */
   private applyGroup(group: PendingWrite[], current: SettingsDocument, invariants: unknown[]): SettingsDocument {
-    this.engine.fold(this.engine.adopt(current), invariants)
-    let doc = this.engine.document
+    let doc = this.ledger.observe(current, invariants)
     let changed = false
     const pending = new Map<string, number>()
     for (const write of group) {
@@ -167,53 +180,27 @@ export class WriteRunner {
     return changed ? doc : current
   }
 
-  private derive(write: PendingWrite, doc: SettingsDocument, pending: Map<string, number>) {
+  /** Derive one write from `doc`, check its revision, and judge every value it feeds. */
+  private derive(write: PendingWrite, doc: SettingsDocument, pending: Map<string, number>): { doc: SettingsDocument; outcome: WriteOutcome } {
     const { key, label } = write
     if (write.owner && !write.owner.alive) {
       throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${sectionLabel(key.ns, key.scope)} registration was disposed before the queued ${write.payload.mode} ran`, key)
     }
-    const kind = this.engine.registry.kinds.get(key.ns)
+    const kind = this.ledger.kind(key.ns)
     if (!kind) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(key.ns)} is not registered`, key)
     const id = sectionId(key.ns, key.scope)
-    const revision = pending.get(id) ?? this.engine.revisions.get(id)
+    const revision = pending.get(id) ?? this.ledger.revision(key)
     if (write.expectedRevision !== undefined && write.expectedRevision !== revision) {
       throw new SettingsConflictError({ ...key, expected: write.expectedRevision, actual: revision })
     }
     const stored = getSection(doc, key.ns, key.scope)
     const section = deriveSection(stored, write.payload, { label, ns: key.ns, scope: key.scope })
     const changed = !dataEqual(stored, section)
-    const next = changed ? withSection(doc, key, section) : doc
-    this.judge(kind, key, next, doc)
-    if (changed) pending.set(id, revision + 1)
-    return { doc: next, outcome: { section, changed, revision: changed ? revision + 1 : revision } }
-  }
-
-  /**
-   * Validate every value a write would produce: each instance the section
-   * feeds, or the kind alone where the written scope has no instance. A
-   * candidate that already failed before the write is not the write's fault
-   * and keeps its last good value instead.
-   */
-  private judge(kind: Kind, key: SectionKey, next: SettingsDocument, prev: SettingsDocument): void {
-    const candidates: [Instance | undefined, string | undefined][] = []
-    if (key.scope === undefined) {
-      for (const instance of kind.instances.values()) candidates.push([instance, instance.scope])
-      if (!kind.instances.has('')) candidates.push([undefined, undefined])
-    } else {
-      candidates.push([kind.instances.get(key.scope), key.scope])
-    }
-    for (const [instance, scope] of candidates) {
-      try {
-        this.engine.resolveFor(kind, instance, scope, next)
-      } catch (error) {
-        try {
-          this.engine.resolveFor(kind, instance, scope, prev)
-        } catch {
-          continue
-        }
-        throw error
-      }
-    }
+    if (!changed) return { doc, outcome: { section, changed, revision, judged: new Map() } }
+    const next = withSection(doc, key, section)
+    const judged = judgeWrite(kind, key, next, doc)
+    pending.set(id, revision + 1)
+    return { doc: next, outcome: { section, changed, revision: revision + 1, judged } }
   }
 
   /**
@@ -229,12 +216,12 @@ export class WriteRunner {
         outcomes.push(() => write.reject(error))
         continue
       }
-      if (this.engine.stopped) {
+      if (this.ledger.stopped) {
         outcomes.push(() => write.resolve())
         continue
       }
       const invariants = foldInvariants.splice(0)
-      this.engine.commitSection(write.key, write.outcome!, invariants)
+      this.ledger.commit(write.key, write.outcome, invariants)
       outcomes.push(invariants.length ? () => write.reject(invariants[0]) : () => write.resolve())
     }
     return () => outcomes.forEach((settle) => settle())

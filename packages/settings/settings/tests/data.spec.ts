@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { frozenCopy } from '../src/freeze.ts'
+import { frozenCopy } from '../src/data.ts'
 
 /** Every object and array reachable from `value` (including itself). */
 function containers(value: unknown, into = new Set<object>()): Set<object> {

@@ -1,0 +1,76 @@
+import { getSection, type SectionKey } from './document.ts'
+import { valueAt } from './data.ts'
+import { SettingsValidationError } from './errors.ts'
+import { storedSectionProblem } from './json.ts'
+import type { SettingsDocument } from './types.ts'
+
+/**
+ * Where a resolved field can come from, lowest first: the schema's defaults,
+ * the registrant's composition `base`, the global user section, and the user
+ * section of the instance's named scope.
+ */
+export const LAYER_ORDER = ['defaults', 'base', 'global', 'scope'] as const
+
+/** The name of one layer of a resolution. */
+export type LayerName = (typeof LAYER_ORDER)[number]
+
+/** One layer of a resolution: its name and its raw data (`undefined` when it holds nothing). */
+export interface Layer {
+  readonly name: Exclude<LayerName, 'defaults'>
+  readonly data: unknown
+}
+
+/** The site a list of layers is gathered for: a namespace, the scope resolved (if any) and the instance's base. */
+export interface LayerSite extends SectionKey {
+  base?: unknown
+}
+
+/**
+ * The data layers of one resolution site, lowest first, read from `doc`. The
+ * schema's defaults are not listed: the schema applies them when it resolves.
+ * A stored section that cannot feed resolution (not an object, or holding a
+ * prototype key) goes to `onProblem`, which may throw to refuse the whole
+ * resolution or return to leave that layer out.
+ */
+export function layersAt(
+  doc: SettingsDocument,
+  site: LayerSite,
+  onProblem: (layer: Layer['name'], problem: string) => void = (layer, problem) => {
+    throw new SettingsValidationError({ ns: site.ns, scope: layer === 'scope' ? site.scope : undefined, path: [], reason: `section ${problem}` })
+  },
+): Layer[] {
+  const stored = (name: 'global' | 'scope', scope: string | undefined): Layer => {
+    const data = getSection(doc, site.ns, scope)
+    const problem = storedSectionProblem(data)
+    if (problem === undefined) return { name, data }
+    onProblem(name, problem)
+    return { name, data: undefined }
+  }
+  const layers: Layer[] = [{ name: 'base', data: site.base }, stored('global', undefined)]
+  if (site.scope !== undefined) layers.push(stored('scope', site.scope))
+  return layers
+}
+
+/** The layers strictly below `name`: what a field would read if that layer held nothing. */
+export function layersBelow(layers: readonly Layer[], name: Layer['name']): Layer[] {
+  const rank = LAYER_ORDER.indexOf(name)
+  return layers.filter((layer) => LAYER_ORDER.indexOf(layer.name) < rank)
+}
+
+/** The layer's data where `name` is present in the list, else `undefined`. */
+export function layerData(layers: readonly Layer[], name: Layer['name']): unknown {
+  return layers.find((layer) => layer.name === name)?.data
+}
+
+/**
+ * Which layer sets the field at `path`: the highest layer holding a value
+ * there (a stored `null` counts, since it masks what lies below), or
+ * `defaults` when no data layer holds one and the value comes from the schema (or is unset).
+ */
+export function inspect(layers: readonly Layer[], path: readonly string[]): LayerName {
+  for (let index = layers.length - 1; index >= 0; index--) {
+    const layer = layers[index]!
+    if (valueAt(layer.data, path) !== undefined) return layer.name
+  }
+  return 'defaults'
+}

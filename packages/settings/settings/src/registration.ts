@@ -1,0 +1,127 @@
+import type { Context, Logger } from 'cordis'
+import { namedScopeOf } from 'dsh-scope'
+import { frozenCopy } from './data.ts'
+import { SettingsRegistrationError, SettingsUnavailableError } from './errors.ts'
+import { Inflight, Watcher } from './fanout.ts'
+import { optionalScopeId, sectionLabel, settingsNamespace } from './ids.ts'
+import { toJsonObject } from './json.ts'
+import { layersAt } from './layers.ts'
+import { createKind, identify, scopeKey, validatorOf, type Instance, type Registry } from './registry.ts'
+import { resolveKind } from './resolve.ts'
+import { scrubbedError, secretTexts } from './scrub.ts'
+import type { WriteRequest } from './transactions.ts'
+import type { SettingsDocument, SettingsRegisterOptions, SettingsSchema, SettingsScope } from './types.ts'
+
+function isSchema(value: unknown): value is SettingsSchema<unknown> {
+  return typeof value === 'function' && typeof (value as { toJSON?: unknown }).toJSON === 'function' && typeof (value as { type?: unknown }).type === 'string'
+}
+
+/** What registration needs from the rest of the seam. */
+export interface RegistrationHost {
+  readonly registry: Registry
+  readonly logger: Logger
+  /** Whether the service has begun stopping. */
+  readonly stopped: boolean
+  /** The committed document a new instance first resolves against. */
+  readonly document: SettingsDocument
+  /** Queue an owner handle's write. */
+  write(request: WriteRequest): Promise<void>
+}
+
+/** A registration: the owner handle, and the disposer that ends it before the caller's fiber does. */
+export interface Registration<T> {
+  handle: SettingsScope<T>
+  dispose: () => unknown
+}
+
+/**
+ * Registrations: checking a `register` call, creating the instance (resolved
+ * once against the committed document), tying it to the caller's fiber, and
+ * the owner handle it returns.
+ */
+export class Registrations {
+  /** Schema identities by schema object: serializing and canonicalizing is most of a registration's cost. */
+  private readonly identities = new WeakMap<object, ReturnType<typeof identify>>()
+
+  constructor(private readonly host: RegistrationHost) {}
+
+  /** Register `schema` under `ns` on the caller's fiber; the registration is an effect of that fiber. */
+  register<T>(caller: Context, nsInput: unknown, schema: unknown, options: SettingsRegisterOptions<T> = {}): Registration<T> {
+    const { registry } = this.host
+    const ns = settingsNamespace(nsInput)
+    if (!isSchema(schema)) throw new TypeError(`settings namespace ${JSON.stringify(ns)} needs a schemastery schema`)
+    if (options.applies !== undefined && options.applies !== 'live' && options.applies !== 'restart') {
+      throw new TypeError(`settings namespace ${JSON.stringify(ns)}: applies must be 'live' or 'restart'`)
+    }
+    if (options.validate !== undefined && typeof options.validate !== 'function') {
+      throw new TypeError(`settings namespace ${JSON.stringify(ns)}: validate must be a function`)
+    }
+    const scope = optionalScopeId(namedScopeOf(caller))
+    if (this.host.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be registered`, { ns, scope })
+    let identity = this.identities.get(schema)
+    if (!identity) this.identities.set(schema, (identity = identify(schema)))
+    const { envelope, canonical } = identity
+    const existing = registry.kinds.get(ns)
+    if (existing && existing.canonical !== canonical) {
+      throw new SettingsRegistrationError('SETTINGS_SCHEMA_MISMATCH', `settings namespace ${JSON.stringify(ns)} is already registered with a different schema`, { ns, scope })
+    }
+    if (existing?.instances.has(scopeKey(scope))) {
+      throw new SettingsRegistrationError('SETTINGS_DUPLICATE', `settings namespace ${sectionLabel(ns, scope)} is already registered`, { ns, scope })
+    }
+    const kind = existing ?? createKind(ns, schema, envelope, canonical)
+    const base = options.base === undefined ? undefined : frozenCopy(toJsonObject(options.base, { label: `settings base for ${JSON.stringify(ns)}`, ns, scope }))
+    // The first registrant's check judges the kind; a later one is judged by the kind's current check.
+    const validate = existing ? validatorOf(existing) : options.validate
+    const value = resolveKind(kind, layersAt(this.host.document, { ns, scope, base }), scope, validate)
+    const instance: Instance = {
+      kind,
+      scope,
+      base,
+      applies: options.applies ?? 'live',
+      validate: options.validate,
+      value,
+      alive: true,
+      watchers: new Set(),
+      inflight: new Inflight(),
+    }
+    const dispose = caller.effect(() => {
+      registry.add(instance)
+      return () => this.unregister(instance)
+    }, `settings.register(${JSON.stringify(ns)})`)
+    return { handle: this.handle<T>(instance), dispose }
+  }
+
+  private unregister(instance: Instance): Promise<void> {
+    instance.alive = false
+    this.host.registry.remove(instance)
+    for (const watcher of instance.watchers) watcher.stop()
+    instance.watchers.clear()
+    return instance.inflight.drain()
+  }
+
+  private handle<T>(instance: Instance): SettingsScope<T> {
+    const { ns } = instance.kind
+    const { scope } = instance
+    return Object.freeze({
+      get: () => instance.value as T,
+      watch: (callback: (next: T, prev: T) => void | Promise<void>) => this.watch(instance, callback),
+      update: (patch: unknown) => this.host.write({ ns, scope, mode: 'update', payload: patch, owner: instance }),
+      replace: (section: unknown) => this.host.write({ ns, scope, mode: 'replace', payload: section, owner: instance }),
+    }) as SettingsScope<T>
+  }
+
+  private watch<T>(instance: Instance, callback: (next: T, prev: T) => void | Promise<void>): () => void {
+    const label = sectionLabel(instance.kind.ns, instance.scope)
+    if (typeof callback !== 'function') throw new TypeError(`settings watch for ${label} needs a callback`)
+    if (!instance.alive) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${label} registration is disposed`, { ns: instance.kind.ns, scope: instance.scope })
+    const { redactor } = instance.kind
+    const watcher = new Watcher<T>(callback, (error, next, prev) =>
+      this.host.logger.warn(`settings: watcher for ${label} failed`, scrubbedError(error, secretTexts(redactor, [next, prev]))),
+    )
+    instance.watchers.add(watcher)
+    return () => {
+      watcher.stop()
+      instance.watchers.delete(watcher)
+    }
+  }
+}
