@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { frozenCopy } from '../src/data.ts'
+import { copyData, frozenCopy, isPlainObject, setOwn, valueAt } from '../src/data.ts'
+import { sharesNothing } from './assertions.ts'
 
 /** Every object and array reachable from `value` (including itself). */
 function containers(value: unknown, into = new Set<object>()): Set<object> {
@@ -88,5 +89,95 @@ describe('frozenCopy', () => {
     const result = frozenCopy({ when: date })
     expect(result.when).toBe(date)
     expect(Object.isFrozen(date)).toBe(false)
+  })
+})
+
+describe('copyData', () => {
+  it('deep-copies plain objects and arrays', () => {
+    const input = { a: { b: [1, { c: 2 }, [3]] }, s: 's', n: null, t: true }
+    const result = copyData(input)
+    expect(result).toEqual(input)
+    expect(sharesNothing(result, input)).toBe(true)
+  })
+
+  it('returns primitives as they are', () => {
+    expect(copyData(1)).toBe(1)
+    expect(copyData('x')).toBe('x')
+    expect(copyData(null)).toBeNull()
+    expect(copyData(undefined)).toBeUndefined()
+    expect(copyData(false)).toBe(false)
+  })
+
+  it('returns non-plain objects as they are', () => {
+    const date = new Date(0)
+    const map = new Map()
+    expect(copyData(date)).toBe(date)
+    const result = copyData({ when: date, list: [map] })
+    expect(result.when).toBe(date)
+    expect(result.list[0]).toBe(map)
+  })
+
+  it('copies a null-prototype object', () => {
+    const input = Object.assign(Object.create(null) as Record<string, unknown>, { a: { b: 1 } })
+    const result = copyData(input)
+    expect(result).not.toBe(input)
+    expect(result.a).not.toBe(input.a)
+    expect(JSON.parse(JSON.stringify(result))).toEqual({ a: { b: 1 } })
+  })
+})
+
+describe('isPlainObject', () => {
+  it('accepts object literals and null-prototype objects only', () => {
+    expect(isPlainObject({})).toBe(true)
+    expect(isPlainObject(Object.create(null))).toBe(true)
+    expect(isPlainObject([])).toBe(false)
+    expect(isPlainObject(null)).toBe(false)
+    expect(isPlainObject(new Date(0))).toBe(false)
+    expect(isPlainObject(new (class Box {})())).toBe(false)
+    expect(isPlainObject('x')).toBe(false)
+  })
+})
+
+describe('setOwn', () => {
+  it('sets __proto__ as an own data property, never as the prototype', () => {
+    const target: Record<string, unknown> = {}
+    setOwn(target, '__proto__', { polluted: true })
+    expect(Object.getPrototypeOf(target)).toBe(Object.prototype)
+    expect(Object.keys(target)).toEqual(['__proto__'])
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+})
+
+describe('copyData with freeze', () => {
+  it('is the same copy as frozenCopy, deep-frozen', () => {
+    const input = { a: { b: [1, { c: 2 }] } }
+    const copy = copyData(input, { freeze: true })
+    expect(copy).toEqual(input)
+    expect(Object.isFrozen(copy.a.b[1])).toBe(true)
+    expect(Object.isFrozen(input.a)).toBe(false)
+  })
+})
+
+describe('valueAt', () => {
+  const root = { list: [{ name: 'x' }, null], map: { 'odd key': 1, zero: 0 }, nothing: null }
+
+  it('descends objects by own key and arrays by index, given as number or decimal text', () => {
+    expect(valueAt(root, ['list', '0', 'name'])).toBe('x')
+    expect(valueAt(root, ['list', 0, 'name'])).toBe('x')
+    expect(valueAt(root, ['map', 'odd key'])).toBe(1)
+    expect(valueAt(root, ['map', 'zero'])).toBe(0)
+    expect(valueAt(root, ['nothing'])).toBeNull()
+    expect(valueAt(root, [])).toBe(root)
+  })
+
+  it('answers undefined for what is absent, out of range, inherited or not an index', () => {
+    expect(valueAt(root, ['missing', 'deeper'])).toBeUndefined()
+    expect(valueAt(root, ['list', '2'])).toBeUndefined()
+    expect(valueAt(root, ['list', '01'])).toBeUndefined()
+    expect(valueAt(root, ['list', 'length'])).toBeUndefined()
+    expect(valueAt(root, ['list', -1])).toBeUndefined()
+    expect(valueAt(root, ['map', 'toString'])).toBeUndefined()
+    expect(valueAt(root, ['nothing', 'x'])).toBeUndefined()
+    expect(valueAt('text', ['length'])).toBeUndefined()
   })
 })

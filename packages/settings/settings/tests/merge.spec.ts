@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { copyData, mergeLayers } from '../src/merge.ts'
+import { mergeLayers } from '../src/merge.ts'
 import { sharesNothing } from './assertions.ts'
 
 describe('mergeLayers', () => {
@@ -94,39 +94,5 @@ describe('mergeLayers', () => {
     result.a.b = 99
     result.list.push(2)
     expect(lower).toEqual({ a: { b: 1 }, list: [1] })
-  })
-})
-
-describe('copyData', () => {
-  it('deep-copies plain objects and arrays', () => {
-    const input = { a: { b: [1, { c: 2 }, [3]] }, s: 's', n: null, t: true }
-    const result = copyData(input)
-    expect(result).toEqual(input)
-    expect(sharesNothing(result, input)).toBe(true)
-  })
-
-  it('returns primitives as they are', () => {
-    expect(copyData(1)).toBe(1)
-    expect(copyData('x')).toBe('x')
-    expect(copyData(null)).toBeNull()
-    expect(copyData(undefined)).toBeUndefined()
-    expect(copyData(false)).toBe(false)
-  })
-
-  it('returns non-plain objects as they are', () => {
-    const date = new Date(0)
-    const map = new Map()
-    expect(copyData(date)).toBe(date)
-    const result = copyData({ when: date, list: [map] })
-    expect(result.when).toBe(date)
-    expect(result.list[0]).toBe(map)
-  })
-
-  it('copies a null-prototype object', () => {
-    const input = Object.assign(Object.create(null) as Record<string, unknown>, { a: { b: 1 } })
-    const result = copyData(input)
-    expect(result).not.toBe(input)
-    expect(result.a).not.toBe(input.a)
-    expect(JSON.parse(JSON.stringify(result))).toEqual({ a: { b: 1 } })
   })
 })
