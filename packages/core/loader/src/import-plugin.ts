@@ -1,25 +1,108 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Plugin } from 'cordis'
+import { moduleResolve } from 'import-meta-resolve'
 
-/** The file a specifier names, resolved from `baseDir` as Node would (with the process's `--conditions`). */
-export function resolveSpecifier(specifier: string, baseDir: string): string {
-  const require = createRequire(join(baseDir, 'package.json'))
-  if (!specifier.startsWith('.') && !isAbsolute(specifier)) return require.resolve(specifier)
+/** Options of {@link resolveSpecifier} and {@link importPlugin}. */
+export interface ResolveOptions {
+  /**
+   * The export conditions to match besides the ones every ESM import matches
+   * (`node`, `import`, `default`, and `module-sync` where Node has it).
+   * Defaults to the process's own, from {@link processConditions}.
+   */
+  conditions?: readonly string[]
+}
+
+/** Node options that take the next argument as their value, which is then no option of its own. */
+const TAKES_CODE = new Set(['-e', '--eval', '-p', '--print'])
+
+/** Split a NODE_OPTIONS string the way Node does: on spaces, with double quotes grouping and `\` escaping inside them. */
+function splitNodeOptions(text: string): string[] {
+  const words: string[] = []
+  let word: string | undefined
+  let quoted = false
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!
+    if (quoted && char === '\\' && index + 1 < text.length) {
+      word = (word ?? '') + text[++index]
+    } else if (char === '"') {
+      quoted = !quoted
+      word ??= ''
+    } else if (!quoted && /\s/.test(char)) {
+      if (word !== undefined) words.push(word)
+      word = undefined
+    } else {
+      word = (word ?? '') + char
+    }
+  }
+  if (word !== undefined) words.push(word)
+  return words
+}
+
+/**
+ * The user export conditions a Node process runs with: each `--conditions=name`,
+ * `--conditions name` and `-C name`, from its NODE_OPTIONS first and then its
+ * command-line flags, in that order and without repeats.
+ */
+export function processConditions(execArgv: readonly string[] = process.execArgv, nodeOptions: string | undefined = process.env.NODE_OPTIONS): string[] {
+  const found: string[] = []
+  const args = [...splitNodeOptions(nodeOptions ?? ''), ...execArgv]
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!
+    if (TAKES_CODE.has(arg)) index++
+    else if (arg.startsWith('--conditions=')) found.push(arg.slice('--conditions='.length))
+    else if ((arg === '--conditions' || arg === '-C') && index + 1 < args.length) found.push(args[++index]!)
+  }
+  return [...new Set(found.filter((name) => name !== ''))]
+}
+
+/** The full condition set an ESM import in this process matches, with `extra` as the user conditions. */
+function importConditions(extra: readonly string[]): Set<string> {
+  const builtIn = ['node', 'import']
+  // Node 20.19+ matches `module-sync` whenever it can require() ES modules.
+  if ((process.features as { require_module?: boolean }).require_module) builtIn.push('module-sync')
+  return new Set([...builtIn, ...extra])
+}
+
+/** Resolve `specifier` as an ESM `import` written in a module that lives in `dir`. */
+function resolveImport(specifier: string, dir: string, conditions: Set<string>): string {
+  const url = moduleResolve(specifier, pathToFileURL(join(dir, '/')), conditions, false)
+  if (url.protocol !== 'file:') throw new Error(`"${specifier}" resolves to ${url.href}, which is not a plugin module file`)
+  return fileURLToPath(url)
+}
+
+/**
+ * The file a plugin specifier names, resolved from `baseDir` the way an ESM
+ * `import` there would: package `exports` pick their `import` branch (never
+ * `require`), and the process's `--conditions` (such as the workspace's
+ * `source`) take part unless `options.conditions` says otherwise. A `./` or
+ * absolute path to a folder with a `package.json` resolves through that
+ * package's `exports` (or its `main`, else `index.js`).
+ * @throws an error with code `ERR_MODULE_NOT_FOUND` (and a "Cannot find module"
+ * message) when nothing is there.
+ */
+export function resolveSpecifier(specifier: string, baseDir: string, options: ResolveOptions = {}): string {
+  const conditions = importConditions(options.conditions ?? processConditions())
+  const relative = specifier.startsWith('./') || specifier.startsWith('../') || specifier === '.' || specifier === '..'
+  if (!relative && !isAbsolute(specifier)) return resolveImport(specifier, baseDir, conditions)
   const path = resolve(baseDir, specifier)
   const manifest = join(path, 'package.json')
   if (existsSync(path) && statSync(path).isDirectory() && existsSync(manifest)) {
-    // A package folder: resolve it by its own name, so its `exports` map applies.
-    const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }
-    return createRequire(manifest).resolve(name)
+    const { name, exports, main } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; exports?: unknown; main?: string }
+    // A package folder: with an exports map, import it by its own name from inside it, so the map applies.
+    if (exports !== undefined && name) return resolveImport(name, path, conditions)
+    return resolveImport(`./${main ?? 'index.js'}`, path, conditions)
   }
-  return require.resolve(path)
+  return resolveImport(pathToFileURL(path).href, baseDir, conditions)
 }
 
-/** Import a plugin module: its default export, or the module itself when it is a plugin object. */
-export async function importPlugin(specifier: string, baseDir: string): Promise<Plugin> {
-  const module = (await import(pathToFileURL(resolveSpecifier(specifier, baseDir)).href)) as { default?: Plugin }
+/**
+ * Import a plugin module, resolved by {@link resolveSpecifier}: its default
+ * export, or the module itself when it has none (a module that exports
+ * `apply`, `inject`, … as a plugin object).
+ */
+export async function importPlugin(specifier: string, baseDir: string, options: ResolveOptions = {}): Promise<Plugin> {
+  const module = (await import(pathToFileURL(resolveSpecifier(specifier, baseDir, options)).href)) as { default?: Plugin }
   return (module.default ?? module) as Plugin
 }

@@ -1,5 +1,5 @@
 export { DeploymentLoader, type DeploymentLoaderOptions } from './loader.ts'
-export { importPlugin, resolveSpecifier } from './import-plugin.ts'
+export { importPlugin, processConditions, resolveSpecifier, type ResolveOptions } from './import-plugin.ts'
 export { InterpolationError, interpolate } from './interpolate.ts'
 export { DeploymentError, planDeployment, planEntries, type Entry, type PluginEntry, type ScopeEntry } from './plan.ts'
 export { runDeployment, type Deployment, type RunOptions } from './run.ts'

@@ -38,7 +38,11 @@ function unchanged(running: Running, entry: Entry): boolean {
  * Plugs a deployment's entries into a root context and keeps them in step
  * with later versions of the file: an entry whose config changed is disposed
  * (and its disposal awaited) before its replacement is plugged; untouched
- * entries keep running; removed or disabled ones are disposed.
+ * entries keep running; removed or disabled ones are disposed. "Changed" is
+ * judged against a private copy of the config the entry was plugged with; the
+ * plugin gets a copy of its own, so what its schema or code does to that
+ * object never counts as an edit. Configs are plain data (what YAML parses to),
+ * copied with `structuredClone`.
  */
 export class DeploymentLoader {
   private running: Running[] = []
@@ -86,14 +90,18 @@ export class DeploymentLoader {
       const scope = createScope(ctx, { name: entry.name })
       return { entry, scope, children: await this.reconcile(scope.ctx, [], entry.entries) }
     }
+    // What the file said, kept apart from the copy the plugin gets: a plugin's Config schema may
+    // convert its config in place (`port: "5140"` becoming 5140), and the next reload compares
+    // against this copy, so a conversion alone must not look like an edit.
+    const declared: PluginEntry = { ...entry, config: structuredClone(entry.config) }
     try {
       const plugin = await this.load(entry.specifier, this.options.baseDir)
-      const fiber = ctx.plugin(plugin, entry.config as never)
+      const fiber = ctx.plugin(plugin, structuredClone(declared.config) as never)
       fiber.await().catch((error: unknown) => logger.error('plugin %s failed: %s', entry.key, (error as Error)?.message ?? error))
-      return { entry, fiber }
+      return { entry: declared, fiber }
     } catch (error) {
       logger.error('plugin %s could not be loaded: %s', entry.key, (error as Error)?.message ?? error)
-      return { entry, fiber: undefined }
+      return { entry: declared, fiber: undefined }
     }
   }
 

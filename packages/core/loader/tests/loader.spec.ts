@@ -1,10 +1,7 @@
 import { Context, Logger, type Plugin } from 'cordis'
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import Schema from 'schemastery'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { namedScopeOf } from 'dsh-scope'
-import { importPlugin, resolveSpecifier } from '../src/import-plugin.ts'
 import { DeploymentLoader } from '../src/loader.ts'
 import { planDeployment } from '../src/plan.ts'
 import { deferred, eventually } from 'dsh-testing'
@@ -202,6 +199,101 @@ describe('DeploymentLoader: re-plugging', () => {
   })
 })
 
+/**
+ * A config schema that converts what it is given, as dsh-remote's does: a port
+ * written as a string becomes a number, and missing fields get defaults.
+ * Schemastery writes converted values back into the object it validates.
+ */
+const ConvertingConfig = Schema.object({
+  port: Schema.union([Schema.natural(), Schema.transform(Schema.string().pattern(/^\d+$/), (text) => Number(text))]),
+  host: Schema.string().default('localhost'),
+})
+
+describe('DeploymentLoader: a plugin whose Config converts its values', () => {
+  /** Plugs `converting` (the plugin below) for the specifier `converting`, the fake modules for the rest. */
+  let configs: unknown[]
+  let local: DeploymentLoader
+
+  beforeEach(() => {
+    configs = []
+    let applications = 0
+    const converting = {
+      name: 'converting',
+      Config: ConvertingConfig,
+      apply(ctx: Context, config: { port: number; host: string; touched?: boolean }) {
+        const id = `converting#${++applications}`
+        configs.push(structuredClone(config))
+        // A plugin may also change the object it was handed; that is no edit of the file either.
+        config.touched = true
+        modules.events.push(`apply ${id}`)
+        ctx.effect(() => () => {
+          modules.events.push(`dispose ${id}`)
+        })
+      },
+    } as unknown as Plugin
+    const load = (specifier: string, baseDir: string) => (specifier === 'converting' ? Promise.resolve(converting) : modules.load(specifier, baseDir))
+    local = new DeploymentLoader(root, { baseDir: BASE, load })
+  })
+
+  afterEach(async () => {
+    await local.dispose()
+  })
+
+  const file = (port: string, n: number, comment = '') => yaml('  converting:', `    port: "${port}"${comment}`, '  pkg-a:', `    n: ${n}`)
+
+  async function deployLocal(text: string): Promise<void> {
+    await local.apply(planDeployment(text, {}))
+    await flush()
+  }
+
+  it('converts in place, which is what made every reload look like an edit', () => {
+    const given = { port: '5140' }
+    ConvertingConfig(given)
+    expect(given).toEqual({ port: 5140 })
+  })
+
+  it('hands the plugin the converted config and keeps the caller’s entries as the file said them', async () => {
+    const entries = planDeployment(file('5140', 1), {})
+    await local.apply(entries)
+    await flush()
+    expect(configs).toEqual([{ port: 5140, host: 'localhost' }])
+    expect(entries[0]).toMatchObject({ key: 'converting', config: { port: '5140' } })
+  })
+
+  it('does not re-plug it when the file is read again unchanged, or only a comment changed', async () => {
+    await deployLocal(file('5140', 1))
+    await deployLocal(file('5140', 1))
+    await deployLocal(`# the deployment\n${file('5140', 1, '   # the port')}`)
+    expect(modules.events).toEqual(['apply converting#1', 'apply pkg-a#1'])
+  })
+
+  it('does not re-plug it when another entry changes, and re-plugs exactly that entry', async () => {
+    await deployLocal(file('5140', 1))
+    await deployLocal(file('5140', 2))
+    expect(modules.events).toEqual(['apply converting#1', 'apply pkg-a#1', 'dispose pkg-a#1', 'apply pkg-a#2'])
+  })
+
+  it('re-plugs exactly it when its own entry changes, with the new value converted', async () => {
+    await deployLocal(file('5140', 1))
+    await deployLocal(file('5141', 1))
+    expect(modules.events).toEqual(['apply converting#1', 'apply pkg-a#1', 'dispose converting#1', 'apply converting#2'])
+    expect(configs).toEqual([
+      { port: 5140, host: 'localhost' },
+      { port: 5141, host: 'localhost' },
+    ])
+    // And it stays put once the edit has been applied.
+    await deployLocal(file('5141', 1))
+    expect(modules.events).toHaveLength(4)
+  })
+
+  it('does not re-plug it inside a scope group either', async () => {
+    const grouped = (n: number) => yaml('  scope:preset/coder:', '    converting:', '      port: "5140"', '    pkg-a:', `      n: ${n}`)
+    await deployLocal(grouped(1))
+    await deployLocal(grouped(2))
+    expect(modules.events).toEqual(['apply converting#1', 'apply pkg-a#1', 'dispose pkg-a#1', 'apply pkg-a#2'])
+  })
+})
+
 describe('DeploymentLoader: scope groups', () => {
   const grouped = (bConfig: string) => yaml('  pkg-a: {}', '  scope:preset/coder:', '    pkg-b:', `      n: ${bConfig}`, '    pkg-c: {}', '  pkg-d: {}')
 
@@ -361,63 +453,5 @@ describe('DeploymentLoader: dispose', () => {
     await loader.dispose()
     await deploy(text)
     expect(modules.live()).toEqual(['pkg-a#2'])
-  })
-})
-
-describe('resolveSpecifier and importPlugin', () => {
-  let dir: string
-
-  beforeEach(async () => {
-    dir = await realpath(await mkdtemp(join(tmpdir(), 'dsh-loader-import-')))
-  })
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true })
-  })
-
-  it('resolves a ./ specifier against the base folder', async () => {
-    await writeFile(join(dir, 'tiny.mjs'), 'export default { name: "tiny", apply() {} }\n')
-    expect(resolveSpecifier('./tiny.mjs', dir)).toBe(join(dir, 'tiny.mjs'))
-  })
-
-  it('imports the default export of a ./ module as the plugin, and it plugs', async () => {
-    await mkdir(join(dir, 'plugins'))
-    await writeFile(
-      join(dir, 'plugins', 'tiny.mjs'),
-      ['export const seen = []', 'export default {', '  name: "tiny",', '  apply(ctx, config) { seen.push(config) },', '}', ''].join('\n'),
-    )
-    const plugin = (await importPlugin('./plugins/tiny.mjs', dir)) as Plugin.Object & { name: string }
-    expect(plugin.name).toBe('tiny')
-    const { seen } = (await import(join(dir, 'plugins', 'tiny.mjs'))) as { seen: unknown[] }
-    const ctx = new Context()
-    await ctx.plugin(plugin, { hello: 'world' }).await()
-    expect(seen).toEqual([{ hello: 'world' }])
-  })
-
-  it('imports a module without a default export as the plugin itself', async () => {
-    await writeFile(join(dir, 'named.mjs'), 'export const name = "named"\nexport function apply() {}\n')
-    const plugin = (await importPlugin('./named.mjs', dir)) as unknown as { name: string; apply: unknown }
-    expect(plugin.name).toBe('named')
-    expect(typeof plugin.apply).toBe('function')
-  })
-
-  it('resolves a ./ folder holding a package by its exports', async () => {
-    await mkdir(join(dir, 'pkg', 'lib'), { recursive: true })
-    await writeFile(join(dir, 'pkg', 'package.json'), JSON.stringify({ name: 'local-pkg', type: 'module', exports: { '.': './lib/entry.mjs' } }))
-    await writeFile(join(dir, 'pkg', 'lib', 'entry.mjs'), 'export default { name: "local-pkg", apply() {} }\n')
-    expect(resolveSpecifier('./pkg', dir)).toBe(join(dir, 'pkg', 'lib', 'entry.mjs'))
-    expect(((await importPlugin('./pkg', dir)) as { name: string }).name).toBe('local-pkg')
-  })
-
-  it('resolves a package name from the node_modules around the base folder', async () => {
-    await mkdir(join(dir, 'node_modules', 'probe-pkg'), { recursive: true })
-    await writeFile(join(dir, 'node_modules', 'probe-pkg', 'package.json'), JSON.stringify({ name: 'probe-pkg', type: 'module', exports: './index.mjs' }))
-    await writeFile(join(dir, 'node_modules', 'probe-pkg', 'index.mjs'), 'export default { name: "probe-pkg", apply() {} }\n')
-    await mkdir(join(dir, 'deploy'))
-    expect(resolveSpecifier('probe-pkg', join(dir, 'deploy'))).toBe(join(dir, 'node_modules', 'probe-pkg', 'index.mjs'))
-  })
-
-  it('fails for a module that does not exist', async () => {
-    expect(() => resolveSpecifier('./missing.mjs', dir)).toThrow(/Cannot find module/)
-    await expect(importPlugin('./missing.mjs', dir)).rejects.toThrow(/Cannot find module/)
   })
 })

@@ -115,6 +115,46 @@ describe('runDeployment', () => {
     expect(probeLines(lines).slice(2)).toEqual(['dispose {"id":"two","n":1}', 'apply {"id":"two","n":2}'])
   })
 
+  it('re-plugs a plugin whose Config converts its values only when its own entry is edited', async () => {
+    // Under the workspace, so that the module can import schemastery.
+    const dir = await tempDir(true)
+    await writeFile(
+      join(dir, 'converting.mjs'),
+      [
+        "import Schema from 'schemastery'",
+        "export const name = 'converting'",
+        'export const Config = Schema.object({ port: Schema.union([Schema.natural(), Schema.transform(Schema.string().pattern(/^\\d+$/), Number)]) })',
+        'export function apply(ctx, config) {',
+        "  ctx.logger('converting').info('apply %s', JSON.stringify(config))",
+        "  ctx.effect(() => () => ctx.logger('converting').info('dispose %s', JSON.stringify(config)))",
+        '}',
+        '',
+      ].join('\n'),
+    )
+    const file = join(dir, 'cordis.yml')
+    const text = (port: string, probe: string, comment = '') => yaml('  ./converting.mjs:', `    port: "${port}"${comment}`, '  ./plugin.mjs:', `    id: ${probe}`)
+    const converting = (lines: string[]) => lines.filter((line) => line.startsWith('[I] converting ')).map((line) => line.slice('[I] converting '.length))
+    await writeFile(file, text('5140', 'one'))
+    const { deployment, lines } = await start(file)
+    await eventually(() => expect(converting(lines)).toEqual(['apply {"port":5140}']))
+    await eventually(() => expect(probeLines(lines)).toEqual(['apply {"id":"one"}']))
+
+    // A comment: the reload settles (a re-plug would have disposed before it did) and nothing moved.
+    await writeFile(file, `# edited\n${text('5140', 'one', '   # the port')}`)
+    await deployment.reload()
+    // Another entry: it alone is re-plugged; its new application is the fence.
+    await writeFile(file, text('5140', 'two'))
+    await deployment.reload()
+    await eventually(() => expect(probeLines(lines)).toEqual(['apply {"id":"one"}', 'dispose {"id":"one"}', 'apply {"id":"two"}']))
+    expect(converting(lines)).toEqual(['apply {"port":5140}'])
+
+    // Its own entry: exactly it is re-plugged.
+    await writeFile(file, text('5141', 'two'))
+    await deployment.reload()
+    await eventually(() => expect(converting(lines)).toEqual(['apply {"port":5140}', 'dispose {"port":5140}', 'apply {"port":5141}']))
+    expect(probeLines(lines)).toHaveLength(3)
+  })
+
   it('plugs an added entry and disposes a removed or disabled one on reload', async () => {
     const dir = await tempDir()
     const file = join(dir, 'cordis.yml')
