@@ -7,7 +7,7 @@ import { readEvents } from './event-stream.ts'
 import { errorFrom, readJson, unreachable, type FetchLike } from './transport.ts'
 import type { Remote, RemoteEventHandler, RemoteEventsOptions } from './types.ts'
 
-export { RemoteError, REMOTE_STATUS, type RemoteErrorCode, type RemoteErrorEnvelope } from './error.ts'
+export { RemoteError, REMOTE_STATUS, type RemoteErrorCode, type RemoteErrorEnvelope, type RemoteErrorOptions } from './error.ts'
 export type { FetchLike } from './transport.ts'
 export type { Remote, RemoteEvent, RemoteEventHandler, RemoteEventsOptions, RemoteEvents, RemoteMethod, RemoteService, RemoteServices } from './types.ts'
 

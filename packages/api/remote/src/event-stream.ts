@@ -1,5 +1,5 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { RemoteError } from './error.ts'
-import { SseParser } from './sse.ts'
 import type { RemoteEventHandler, RemoteEventsOptions } from './types.ts'
 import { errorFromResponse, unreachable, type FetchLike } from './transport.ts'
 
@@ -48,7 +48,6 @@ export interface StreamTarget {
  */
 export async function readEvents(target: StreamTarget, handler: RemoteEventHandler, options: RemoteEventsOptions): Promise<void> {
   const { signal } = options
-  const parser = new SseParser()
   let delay = RECONNECT_INITIAL_MS
   let connections = 0
   const report = (error: unknown) => options.error?.(error)
@@ -75,10 +74,9 @@ export async function readEvents(target: StreamTarget, handler: RemoteEventHandl
       } else {
         connections++
         delay = RECONNECT_INITIAL_MS
-        parser.reset()
         options.connected?.()
         if (connections > 1) options.reconnected?.()
-        await pump(response.body, parser, handler, options)
+        await pump(response.body, handler, options)
         if (signal.aborted) return
         report(new RemoteError('remote/unavailable', 'the event stream ended'))
       }
@@ -95,29 +93,37 @@ export async function readEvents(target: StreamTarget, handler: RemoteEventHandl
   }
 }
 
-/** Read one connection's body to its end, dispatching every complete frame. */
-async function pump(body: ReadableStream<Uint8Array>, parser: SseParser, handler: RemoteEventHandler, options: RemoteEventsOptions): Promise<void> {
+/**
+ * Read one connection's body to its end, dispatching every complete frame.
+ * Each connection gets a fresh parser, so half a frame left by a dropped
+ * connection is never completed by the next one.
+ */
+async function pump(body: ReadableStream<Uint8Array>, handler: RemoteEventHandler, options: RemoteEventsOptions): Promise<void> {
+  const deliver = (message: EventSourceMessage) => {
+    const event = message.event ?? 'message'
+    let data: unknown
+    try {
+      data = JSON.parse(message.data)
+    } catch {
+      options.error?.(new RemoteError('remote/bad-request', `the event ${event} carried data that is not JSON`))
+      return
+    }
+    try {
+      handler({ id: Number(message.id), event, data })
+    } catch (error) {
+      // Thrown out through the parser's `feed` and this loop: the subscription ends.
+      if (!options.error) throw new Stop(error)
+      options.error(error)
+    }
+  }
+  const parser = createParser({ onEvent: deliver })
   const reader = body.getReader()
   const decoder = new TextDecoder()
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) return
-      for (const frame of parser.push(decoder.decode(value, { stream: true }))) {
-        let data: unknown
-        try {
-          data = JSON.parse(frame.data)
-        } catch {
-          options.error?.(new RemoteError('remote/bad-request', `the event ${frame.event} carried data that is not JSON`))
-          continue
-        }
-        try {
-          handler({ id: Number(frame.id), event: frame.event, data })
-        } catch (error) {
-          if (!options.error) throw new Stop(error)
-          options.error(error)
-        }
-      }
+      parser.feed(decoder.decode(value, { stream: true }))
     }
   } finally {
     // Cancelling (not just releasing) tells fetch to drop the connection when a handler failure stops us early.

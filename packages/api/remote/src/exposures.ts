@@ -1,4 +1,4 @@
-import { RemoteError, RemoteExposureError } from './error.ts'
+import { errorStatuses, RemoteError, RemoteExposureError, type RemoteErrorStatuses } from './error.ts'
 import { isMethodName, isServiceName } from './names.ts'
 import type { RemoteHandler, RemoteHandlers } from './types.ts'
 
@@ -8,6 +8,8 @@ export interface Exposure {
   /** The handler object, the `this` of each call. */
   readonly receiver: RemoteHandlers
   readonly handlers: ReadonlyMap<string, RemoteHandler>
+  /** The error codes the service registered, and the HTTP status of each. */
+  readonly errors: ReadonlyMap<string, number>
   /** Aborted when the exposure is removed, so handlers can stop work nobody can receive. */
   readonly calls: Set<AbortController>
 }
@@ -21,11 +23,12 @@ export class Exposures {
   private readonly services = new Map<string, Exposure>()
 
   /**
-   * Add a service.
+   * Add a service, with the error codes it answers with.
    * @throws {RemoteExposureError} `REMOTE_BAD_NAME` for a malformed or reserved service or method name,
-   *   `REMOTE_BAD_HANDLER` for a handler that is not a function, `REMOTE_DUPLICATE` while the name is exposed.
+   *   `REMOTE_BAD_HANDLER` for a handler that is not a function, `REMOTE_BAD_ERRORS` for malformed
+   *   error codes, `REMOTE_DUPLICATE` while the name is exposed.
    */
-  add(service: string, receiver: RemoteHandlers): Exposure {
+  add(service: string, receiver: RemoteHandlers, errors?: RemoteErrorStatuses): Exposure {
     if (typeof service !== 'string' || !isServiceName(service)) {
       throw new RemoteExposureError('REMOTE_BAD_NAME', `remote: ${JSON.stringify(service)} is not a valid service name (a letter, then letters, digits, "_" or "-"; not "events" or "then")`)
     }
@@ -39,8 +42,9 @@ export class Exposures {
       if (typeof handler !== 'function') throw new RemoteExposureError('REMOTE_BAD_HANDLER', `remote: ${service}.${method} is not a function`)
       handlers.set(method, handler)
     }
+    const statuses = errorStatuses(service, errors)
     if (this.services.has(service)) throw new RemoteExposureError('REMOTE_DUPLICATE', `remote: the service ${service} is already exposed`)
-    const exposure: Exposure = { service, receiver, handlers, calls: new Set() }
+    const exposure: Exposure = { service, receiver, handlers, errors: statuses, calls: new Set() }
     this.services.set(service, exposure)
     return exposure
   }

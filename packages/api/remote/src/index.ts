@@ -8,7 +8,17 @@
 export { RemoteServer, RemoteServer as default } from './server.ts'
 export { createRemote, type RemoteClientOptions, type UntypedServices } from './client.ts'
 export { RemoteClient } from './client-plugin.ts'
-export { RemoteError, RemoteExposureError, REMOTE_STATUS, statusOf, type RemoteErrorCode, type RemoteErrorEnvelope, type RemoteExposureCode } from './error.ts'
+export {
+  RemoteError,
+  RemoteExposureError,
+  REMOTE_STATUS,
+  statusOf,
+  type RemoteErrorCode,
+  type RemoteErrorEnvelope,
+  type RemoteErrorOptions,
+  type RemoteErrorStatuses,
+  type RemoteExposureCode,
+} from './error.ts'
 export { MAX_BODY_BYTES } from './body.ts'
 export { PING_INTERVAL_MS } from './event-hub.ts'
 export { RECONNECT_INITIAL_MS, RECONNECT_MAX_MS } from './event-stream.ts'
@@ -20,6 +30,7 @@ export type {
   RemoteEventHandler,
   RemoteEvents,
   RemoteEventsOptions,
+  RemoteExposeOptions,
   RemoteHandler,
   RemoteHandlers,
   RemoteMethod,

@@ -25,22 +25,24 @@ export function sendJson(response: ServerResponse, status: number, body: string)
 export const INTERNAL: RemoteErrorEnvelope = { code: 'internal', message: 'internal error' }
 
 /**
- * Answer with an error envelope. A `RemoteError` is sent as it is (its status
- * from its code); anything else must have been logged by the caller and goes
- * out as the generic `internal` envelope.
+ * Answer with an error envelope. A `RemoteError` is sent as it is, with the
+ * status {@link statusOf} gives it (`registered` holds the codes of the
+ * service that threw it); anything else must have been logged by the caller
+ * and goes out as the generic `internal` envelope, 500.
  * @returns false when the error had to be replaced by `internal` (its details were not JSON).
  */
-export function sendError(response: ServerResponse, error: unknown): boolean {
-  let envelope = error instanceof RemoteError ? error.toJSON() : INTERNAL
-  let body: string
-  let sent = true
-  try {
-    body = JSON.stringify({ error: envelope })
-  } catch {
-    envelope = INTERNAL
-    body = JSON.stringify({ error: envelope })
-    sent = false
+export function sendError(response: ServerResponse, error: unknown, registered?: ReadonlyMap<string, number>): boolean {
+  if (!(error instanceof RemoteError)) {
+    sendJson(response, 500, JSON.stringify({ error: INTERNAL }))
+    return true
   }
-  sendJson(response, statusOf(envelope.code), body)
-  return sent
+  let body: string
+  try {
+    body = JSON.stringify({ error: error.toJSON() })
+  } catch {
+    sendJson(response, 500, JSON.stringify({ error: INTERNAL }))
+    return false
+  }
+  sendJson(response, statusOf(error, registered), body)
+  return true
 }

@@ -4,7 +4,7 @@ import { resolve } from 'node:path'
 import Schema from 'schemastery'
 import { PING_INTERVAL_MS } from './event-hub.ts'
 import { loadToken } from './token.ts'
-import type { RemoteHandlers } from './types.ts'
+import type { RemoteExposeOptions, RemoteHandlers } from './types.ts'
 import { RemoteWire } from './wire.ts'
 
 declare module 'cordis' {
@@ -43,6 +43,8 @@ export class RemoteServer extends Service {
 
   /** The HTTP machinery; an ordinary field, since calls to the service go through cordis's proxy. */
   private readonly wire: RemoteWire
+  /** Whether a page is served at `/` besides the API. */
+  private readonly serves: boolean
   private readonly home: string
   private readonly configuredToken: string | undefined
   /** The service's own context (inside a method `this.ctx` is the caller's). */
@@ -53,6 +55,7 @@ export class RemoteServer extends Service {
     this.own = ctx
     this.home = resolveHome(config.home)
     this.configuredToken = config.token
+    this.serves = config.static !== undefined
     const port = typeof config.port === 'string' ? Number(config.port) : (config.port ?? 5140)
     this.wire = new RemoteWire({
       host: config.host ?? '127.0.0.1',
@@ -74,13 +77,18 @@ export class RemoteServer extends Service {
     return this.wire.streams
   }
 
-  /** Read or create the token, bind the port and print the page line; the disposer stops the server. */
+  /**
+   * Read or create the token, bind the port and print the start line, which
+   * says what this server serves (its page when it has `static`, and the
+   * remote API) and where, with the token in the fragment; which services it
+   * carries is up to the plugins that expose them. The disposer stops the server.
+   */
   async [Service.init](): Promise<() => Promise<void>> {
     const logger = this.own.logger('remote')
     const { token, narrowed, file } = await loadToken(this.configuredToken, this.home)
     if (narrowed) logger.warn('remote: %s was readable by others; its mode is now 0600', file)
     const url = await this.wire.listen(token)
-    logger.info('settings page: %s', `${url}/#token=${token}`)
+    logger.info(`${this.serves ? 'page and API' : 'API'}: %s`, `${url}/#token=${token}`)
     return () => this.wire.close()
   }
 
@@ -91,13 +99,15 @@ export class RemoteServer extends Service {
    * withdraws the service (and aborts its running calls). Only the handlers'
    * own enumerable methods at this moment are reachable.
    * @param service - a letter, then letters, digits, `_` or `-` (`events` and `then` are reserved).
+   * @param options - `errors`: the service's own error codes and the HTTP status each answers with,
+   *   used for a `RemoteError` its handlers throw without a `status` of its own.
    * @returns a function that withdraws the service early.
-   * @throws {RemoteExposureError} for a bad name or handler, or a name that is exposed already.
+   * @throws {RemoteExposureError} for a bad name, handler or error code, or a name that is exposed already.
    */
-  expose(service: string, handlers: RemoteHandlers): () => void {
+  expose(service: string, handlers: RemoteHandlers, options: RemoteExposeOptions = {}): () => void {
     const wire = this.wire
     const dispose = this.ctx.effect(() => {
-      const exposure = wire.exposures.add(service, handlers)
+      const exposure = wire.exposures.add(service, handlers, options.errors)
       return () => wire.exposures.remove(exposure)
     }, `remoteServer.expose(${JSON.stringify(service)})`)
     return () => void dispose()

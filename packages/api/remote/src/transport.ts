@@ -1,4 +1,4 @@
-import { RemoteError, type RemoteErrorEnvelope } from './error.ts'
+import { isErrorStatus, RemoteError, type RemoteErrorEnvelope } from './error.ts'
 
 /** The part of `fetch` a client uses; pass your own to go through a proxy or to record traffic. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
@@ -29,11 +29,14 @@ export async function readJson(base: string, response: Response): Promise<unknow
   }
 }
 
-/** The error an answer stands for: the envelope it carries, rebuilt, or a generic one naming the status. */
+/**
+ * The error an answer stands for: the envelope it carries, rebuilt with the
+ * answer's status, or a generic one naming the status.
+ */
 export function errorFrom(status: number, payload: unknown): RemoteError {
   const envelope = (payload as { error?: unknown } | undefined)?.error
-  if (isEnvelope(envelope)) return RemoteError.from(envelope)
-  return new RemoteError(status >= 500 ? 'remote/unavailable' : 'internal', `the server answered HTTP ${status} without an error envelope`)
+  if (isEnvelope(envelope)) return RemoteError.from(envelope, status)
+  return new RemoteError(status >= 500 ? 'remote/unavailable' : 'internal', `the server answered HTTP ${status} without an error envelope`, undefined, isErrorStatus(status) ? { status } : {})
 }
 
 /** {@link errorFrom} for a response whose body has not been read yet. */

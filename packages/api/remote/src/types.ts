@@ -1,3 +1,5 @@
+import type { RemoteErrorStatuses } from './error.ts'
+
 /** What a handler learns about the call besides its arguments. */
 export interface RemoteRequest {
   /** Aborted when the client goes away (or the server stops) before the call settles. */
@@ -10,6 +12,16 @@ export type RemoteHandler = (args: unknown[], request: RemoteRequest) => unknown
 /** The methods a service exposes, by name. Only these are reachable on the wire. */
 export type RemoteHandlers = Record<string, RemoteHandler>
 
+/** Options of `remoteServer.expose(service, handlers, options)`. */
+export interface RemoteExposeOptions {
+  /**
+   * The service's own error codes and the HTTP status each answers with, e.g.
+   * `{ 'echo/empty': 422 }`. dsh-remote's own codes (`remote/*`,
+   * `internal`) cannot be re-mapped; a code nobody registered answers 500.
+   */
+  errors?: RemoteErrorStatuses
+}
+
 /** One event as the stream delivers it. */
 export interface RemoteEvent {
   /** Sequence number, increasing per server. */
@@ -19,7 +31,20 @@ export interface RemoteEvent {
   data: unknown
 }
 
-type StripSignal<A extends unknown[]> = A extends [...infer Rest, AbortSignal] ? Rest : A extends [...infer Rest, (AbortSignal | undefined)?] ? Rest : A
+/**
+ * The parameters a client passes: the method's own, less a trailing
+ * `AbortSignal` (required or optional), which the server supplies. An empty
+ * list is settled first, because `[]` also matches the optional-signal pattern
+ * with `Rest` inferred as `unknown[]`, which would let a zero-parameter method
+ * take any arguments.
+ */
+type StripSignal<A extends unknown[]> = A extends []
+  ? []
+  : A extends [...infer Rest, AbortSignal]
+    ? Rest
+    : A extends [...infer Rest, (AbortSignal | undefined)?]
+      ? Rest
+      : A
 
 /** The client-side shape of one method: the server supplies the `AbortSignal`, every call is async. */
 export type RemoteMethod<F> = F extends (...args: infer A) => infer R ? (...args: StripSignal<A>) => Promise<Awaited<R>> : never

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net'
 import { bearerMatches } from './auth.ts'
 import { decodeArgs, readBody } from './body.ts'
-import { RemoteError } from './error.ts'
+import { hasKnownStatus, RemoteError } from './error.ts'
 import { EventHub } from './event-hub.ts'
 import { Exposures, type Exposure } from './exposures.ts'
 import { HostPolicy } from './hosts.ts'
@@ -228,11 +228,15 @@ export class RemoteWire {
       if (!(error instanceof RemoteError) && controller.signal.aborted) {
         // The handler stopped because we asked it to (client gone, service withdrawn, server stopping):
         // that is no fault of its own, and the abort reason says what happened.
-        sendError(response, controller.signal.reason)
+        sendError(response, controller.signal.reason, exposure.errors)
         return
       }
       if (!(error instanceof RemoteError)) this.options.logger.warn(`remote: ${label} failed: %s`, describeError(error))
-      if (!sendError(response, error)) this.options.logger.warn(`remote: ${label} failed with details that are not JSON`)
+      else if (!hasKnownStatus(error, exposure.errors)) {
+        // A forgotten registration would otherwise pass as a server fault without a word.
+        this.options.logger.warn(`remote: ${label} failed with the code ${error.code}, which ${exposure.service} did not register; it answers 500`)
+      }
+      if (!sendError(response, error, exposure.errors)) this.options.logger.warn(`remote: ${label} failed with details that are not JSON`)
     } finally {
       this.calls.delete(call)
       exposure.calls.delete(controller)

@@ -1,6 +1,7 @@
 /**
  * The happy paths through `createRemote` against a real server on 127.0.0.1:
- * values round-trip, errors come back as the `RemoteError` the handler threw,
+ * values round-trip, errors come back as the `RemoteError` the handler threw
+ * with the HTTP status of its code (registered by the service, or its own),
  * anything else becomes a generic `internal` (logged, never sent), and a
  * server that cannot be reached is `remote/unavailable`.
  */
@@ -13,7 +14,7 @@ interface Demo {
   echo(...args: unknown[]): Promise<unknown[]>
   sum(a: number, b: number): Promise<number>
   nothing(): Promise<null>
-  refuse(code: string): Promise<never>
+  refuse(code: string, status?: number): Promise<never>
   crash(): Promise<never>
   bigint(): Promise<never>
   self(): Promise<boolean>
@@ -21,6 +22,9 @@ interface Demo {
 
 let live: LiveServer
 let received: unknown[][]
+
+/** The demo service's own codes, registered when it is exposed. */
+const DEMO_ERRORS = { 'demo/conflict': 409, 'demo/rejected': 422, 'demo/down': 503 }
 
 beforeAll(async () => {
   live = await startServer()
@@ -32,8 +36,8 @@ beforeAll(async () => {
     },
     sum: ([a, b]: unknown[]) => (a as number) + (b as number),
     nothing: () => undefined,
-    async refuse([code]: unknown[]) {
-      throw new RemoteError(code as string, `refused with ${code as string}`, { why: 'because', path: ['a', 0] })
+    async refuse([code, status]: unknown[]) {
+      throw new RemoteError(code as string, `refused with ${code as string}`, { why: 'because', path: ['a', 0] }, status === undefined ? {} : { status: status as number })
     },
     crash() {
       throw new Error('the disk is on fire at /var/lib/private')
@@ -43,7 +47,7 @@ beforeAll(async () => {
       return this === handlers
     },
   }
-  await live.expose('demo', handlers)
+  await live.expose('demo', handlers, { errors: DEMO_ERRORS })
 })
 
 afterAll(async () => live.cleanup())
@@ -100,21 +104,44 @@ describe('createRemote: calls', () => {
 })
 
 describe('createRemote: errors', () => {
-  it('rebuilds the RemoteError a handler threw: code, message, details, and its status on the wire', async () => {
-    for (const code of ['settings/conflict', 'settings/rejected', 'settings/invalid', 'settings/unavailable']) {
+  it('rebuilds the RemoteError a handler threw: code, message, details, and the status its service registered', async () => {
+    for (const [code, status] of Object.entries(DEMO_ERRORS)) {
       const error = await client().demo.refuse(code).catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(RemoteError)
-      expect(error).toMatchObject({ code, message: `refused with ${code}`, details: { why: 'because', path: ['a', 0] } })
+      expect(error).toMatchObject({ code, status, message: `refused with ${code}`, details: { why: 'because', path: ['a', 0] } })
       const answer = await raw(live, '/remote/demo/refuse', { method: 'POST', headers: authorized(live.token), body: JSON.stringify({ args: [code] }) })
-      expect(answer.status).toBe(REMOTE_STATUS[code])
+      expect(answer.status).toBe(status)
       expect(JSON.parse(answer.body)).toEqual({ error: { code, message: `refused with ${code}`, details: { why: 'because', path: ['a', 0] } } })
     }
   })
 
-  it('answers an unknown code with 500 and keeps the code', async () => {
+  it('answers dsh-remote’s own codes with their own statuses when a service throws them', async () => {
+    for (const code of ['remote/bad-request', 'remote/unavailable', 'internal']) {
+      const error = await client().demo.refuse(code).catch((caught: unknown) => caught)
+      expect(error).toMatchObject({ code, status: REMOTE_STATUS[code] })
+    }
+    expect(REMOTE_STATUS).toMatchObject({ 'remote/bad-request': 400, 'remote/unavailable': 503, internal: 500 })
+    // dsh-remote knows no service's codes of its own.
+    expect(Object.keys(REMOTE_STATUS).every((code) => code === 'internal' || code.startsWith('remote/'))).toBe(true)
+  })
+
+  it('answers with the status an error carries itself, over the registered one', async () => {
+    const own = await client().demo.refuse('demo/odd', 418).catch((caught: unknown) => caught)
+    expect(own).toMatchObject({ code: 'demo/odd', status: 418 })
+    const overridden = await client().demo.refuse('demo/conflict', 423).catch((caught: unknown) => caught)
+    expect(overridden).toMatchObject({ code: 'demo/conflict', status: 423 })
+  })
+
+  it('answers an unregistered code with 500, keeps the code, and says so in the log', async () => {
     const answer = await raw(live, '/remote/demo/refuse', { method: 'POST', headers: authorized(live.token), body: '{"args":["demo/odd"]}' })
     expect(answer.status).toBe(500)
     expect(JSON.parse(answer.body).error.code).toBe('demo/odd')
+    expect(live.logs.some((line) => line.type === 'warn' && line.text.includes('demo.refuse') && line.text.includes('demo/odd') && line.text.includes('did not register'))).toBe(true)
+  })
+
+  it('refuses a status outside 400 to 599 when the error is made', () => {
+    for (const status of [200, 302, 600, 404.5]) expect(() => new RemoteError('demo/odd', 'x', undefined, { status })).toThrow(RangeError)
+    expect(new RemoteError('demo/odd', 'x').status).toBeUndefined()
   })
 
   it('turns any other exception into a generic internal error and logs the original', async () => {
@@ -168,6 +195,6 @@ describe('createRemote: errors', () => {
       token: live.token,
       fetch: async () => new Response('<html>bad gateway</html>', { status: 502 }),
     })
-    await expect(remote.demo.sum(1, 2)).rejects.toMatchObject({ code: 'remote/unavailable', message: expect.stringContaining('HTTP 502') })
+    await expect(remote.demo.sum(1, 2)).rejects.toMatchObject({ code: 'remote/unavailable', status: 502, message: expect.stringContaining('HTTP 502') })
   })
 })

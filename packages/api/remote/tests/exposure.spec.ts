@@ -1,12 +1,14 @@
 /**
  * `expose` is an effect on the caller's fiber: the service is on the wire
  * while the exposing plugin lives, withdrawn when it is disposed (its running
- * calls aborted), and a name has at most one live exposure.
+ * calls aborted), and a name has at most one live exposure. The error codes a
+ * service registers give its errors their HTTP statuses, for that service's
+ * calls only.
  */
 import type { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createRemote } from '../src/client.ts'
-import { RemoteExposureError } from '../src/error.ts'
+import { RemoteError, RemoteExposureError } from '../src/error.ts'
 import type { RemoteHandlers } from '../src/types.ts'
 import { authorized, deferred, raw, startServer, until, type LiveServer } from './harness.ts'
 
@@ -92,6 +94,40 @@ describe('expose', () => {
     const fiber = await live.expose('ok', { fine: () => 'yes' })
     expect(JSON.parse((await call('ok', 'fine')).body)).toEqual({ value: 'yes' })
     await fiber.dispose()
+  })
+
+  it('refuses malformed error codes, leaving the name free', async () => {
+    const attempt = (errors: unknown) => {
+      try {
+        live.server.expose('coded', { run: () => 1 }, { errors: errors as Record<string, number> })
+      } catch (error) {
+        return error
+      }
+      return undefined
+    }
+    for (const errors of [{ 'coded/x': 200 }, { 'coded/x': 600 }, { 'coded/x': 400.5 }, { 'coded/x': '400' }, { '': 400 }, { 'remote/not-found': 410 }, { internal: 503 }, ['coded/x'], null]) {
+      expect(attempt(errors), JSON.stringify(errors)).toMatchObject({ name: 'RemoteExposureError', code: 'REMOTE_BAD_ERRORS' })
+    }
+    await live.expose('coded', { run: () => 1 }, { errors: { 'coded/x': 409 } })
+    expect((await call('coded', 'run')).status).toBe(200)
+  })
+
+  it('applies a service’s registered codes to its own calls only', async () => {
+    const refuse = (code: string) => () => {
+      throw new RemoteError(code, 'no')
+    }
+    await live.expose('first', { fail: refuse('shared/code') }, { errors: { 'shared/code': 409 } })
+    await live.expose('second', { fail: refuse('shared/code') })
+    expect((await call('first', 'fail')).status).toBe(409)
+    expect((await call('second', 'fail')).status).toBe(500)
+  })
+
+  it('forgets the codes with the exposure', async () => {
+    const fiber = await live.expose('coded', { fail: () => Promise.reject(new RemoteError('coded/x', 'no')) }, { errors: { 'coded/x': 409 } })
+    expect((await call('coded', 'fail')).status).toBe(409)
+    await fiber.dispose()
+    await live.expose('coded', { fail: () => Promise.reject(new RemoteError('coded/x', 'no')) })
+    expect((await call('coded', 'fail')).status).toBe(500)
   })
 
   it('reaches only the own methods listed at exposure time, never inherited ones', async () => {

@@ -4,7 +4,7 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RemoteServer } from '../src/server.ts'
-import type { RemoteHandlers } from '../src/types.ts'
+import type { RemoteExposeOptions, RemoteHandlers } from '../src/types.ts'
 
 export { deferred } from 'dsh-testing'
 
@@ -24,8 +24,8 @@ export interface LiveServer {
   token: string
   home: string
   logs: LogLine[]
-  /** Expose `handlers` from a fresh plugin; disposing its fiber withdraws them. */
-  expose(service: string, handlers: RemoteHandlers): Promise<Fiber>
+  /** Expose `handlers` (with `options`) from a fresh plugin; disposing its fiber withdraws them. */
+  expose(service: string, handlers: RemoteHandlers, options?: RemoteExposeOptions): Promise<Fiber>
   /** Stop the server (idempotent). */
   stop(): Promise<void>
   /** Stop the server and remove the home. */
@@ -49,6 +49,9 @@ export function captureLogs(root: Context): LogLine[] {
   return logs
 }
 
+/** The server's start line: what it serves (`page and API`, or `API` alone), then its URL with the token. */
+export const START_LINE = /^(page and API|API): (\S+)\/#token=(\S+)$/
+
 /**
  * Plug `RemoteServer` into a fresh root and wait until it is listening.
  * `home` defaults to a fresh temp dir (removed by `cleanup`).
@@ -62,8 +65,8 @@ export async function startServer(config: RemoteServer.Options = {}, root = new 
   await root.inject(['remoteServer'], (ctx) => {
     server = ctx.remoteServer
   })
-  const line = logs.map((log) => /settings page: (\S+)\/#token=(\S+)/.exec(log.text)).findLast(Boolean)
-  if (!line) throw new Error(`the server did not print its page line: ${JSON.stringify(logs)}`)
+  const line = logs.map((log) => START_LINE.exec(log.text)).findLast(Boolean)
+  if (!line) throw new Error(`the server did not print its start line: ${JSON.stringify(logs)}`)
   const url = server.url
   let stopped: Promise<void> | undefined
   const stop = () => (stopped ??= fiber.dispose())
@@ -73,14 +76,14 @@ export async function startServer(config: RemoteServer.Options = {}, root = new 
     server,
     url,
     port: Number(new URL(url).port),
-    token: line[2]!,
+    token: line[3]!,
     home,
     logs,
-    async expose(service, handlers) {
+    async expose(service, handlers, options) {
       const plugin = root.plugin({
         inject: ['remoteServer'],
         apply(ctx: Context) {
-          ctx.remoteServer.expose(service, handlers)
+          ctx.remoteServer.expose(service, handlers, options)
         },
       })
       await plugin

@@ -34,21 +34,21 @@ beforeAll(async () => {
   const stored = new Map<string, string>()
   await live.expose('vault', {
     store([key, secret]) {
-      if (typeof key !== 'string' || typeof secret !== 'string') throw new RemoteError('settings/invalid', 'store takes a key and a secret')
+      if (typeof key !== 'string' || typeof secret !== 'string') throw new RemoteError('vault/invalid', 'store takes a key and a secret')
       stored.set(key, secret)
       live.server.broadcast('vault/updated', { key })
       return { key, secret: { set: true } }
     },
     describe: () => ({ keys: [...stored.keys()], secrets: [...stored.keys()].map((key) => ({ key, set: true })) }),
     check([key, candidate]) {
-      if (stored.get(key as string) !== candidate) throw new RemoteError('settings/rejected', 'the secret does not match', { key })
+      if (stored.get(key as string) !== candidate) throw new RemoteError('vault/mismatch', 'the secret does not match', { key })
       return true
     },
     crash() {
       // An unexpected failure: its text goes to the log, so it must be written to hold no secret.
       throw new Error('the vault backend is down')
     },
-  })
+  }, { errors: { 'vault/invalid': 400, 'vault/mismatch': 422 } })
 })
 
 afterAll(async () => {
@@ -79,7 +79,7 @@ describe('secret scan', () => {
     expect(await remote.vault.store('api', SECRET)).toEqual({ key: 'api', secret: { set: true } })
     expect(await remote.vault.describe()).toEqual({ keys: ['api'], secrets: [{ key: 'api', set: true }] })
     expect(await remote.vault.check('api', SECRET)).toBe(true)
-    await expect(remote.vault.check('api', `${SECRET}-wrong`)).rejects.toMatchObject({ code: 'settings/rejected', details: { key: 'api' } })
+    await expect(remote.vault.check('api', `${SECRET}-wrong`)).rejects.toMatchObject({ code: 'vault/mismatch', status: 422, details: { key: 'api' } })
     await expect(remote.vault.crash(SECRET)).rejects.toMatchObject({ code: 'internal', message: 'internal error' })
     await expect((remote.vault.store as (...args: unknown[]) => Promise<unknown>)('api', SECRET, 1n)).rejects.toMatchObject({ code: 'remote/bad-request' })
 
@@ -115,10 +115,10 @@ describe('secret scan', () => {
     expect(live.logs.some((line) => line.text.includes('vault.crash failed') && line.text.includes('the vault backend is down'))).toBe(true)
   })
 
-  it('finds the token only in the page line', () => {
+  it('finds the token only in the start line', () => {
     for (const body of bodies) expect(body).not.toContain(live.token)
     expect(JSON.stringify(events)).not.toContain(live.token)
     expect(rawStreamText).not.toContain(live.token)
-    expect(live.logs.filter((line) => line.text.includes(live.token))).toEqual([{ type: 'info', text: `settings page: ${live.url}/#token=${live.token}` }])
+    expect(live.logs.filter((line) => line.text.includes(live.token))).toEqual([{ type: 'info', text: `API: ${live.url}/#token=${live.token}` }])
   })
 })

@@ -41,6 +41,12 @@ afterAll(async () => {
 })
 
 describe('static assets', () => {
+  it('are announced in the start line, which names no service', () => {
+    const start = live.logs.filter((line) => line.text.includes('#token='))
+    expect(start).toEqual([{ type: 'info', text: `page and API: ${live.url}/#token=${live.token}` }])
+    expect(start[0]!.text).not.toMatch(/settings/i)
+  })
+
   it.each([
     ['/', 'text/html; charset=utf-8', '<!doctype html><title>settings</title>'],
     ['/index.html', 'text/html; charset=utf-8', '<!doctype html><title>settings</title>'],

@@ -22,7 +22,7 @@ afterEach(async () => {
 const mode = async (path: string) => (await stat(path)).mode & 0o777
 
 describe('the token file', () => {
-  it('is generated with mode 0600 in a home created with mode 0700, and printed in the page line', async () => {
+  it('is generated with mode 0600 in a home created with mode 0700, and printed in the start line', async () => {
     const home = join(dir, 'fresh', 'home')
     const live = await startServer({ home })
     try {
@@ -33,8 +33,8 @@ describe('the token file', () => {
       expect(await mode(file)).toBe(0o600)
       expect(await mode(home)).toBe(0o700)
       expect(live.token).toBe(token)
-      const pageLines = live.logs.filter((line) => line.text.startsWith('settings page: '))
-      expect(pageLines).toEqual([{ type: 'info', text: `settings page: http://127.0.0.1:${live.port}/#token=${token}` }])
+      const startLines = live.logs.filter((line) => line.text.includes('#token='))
+      expect(startLines).toEqual([{ type: 'info', text: `API: http://127.0.0.1:${live.port}/#token=${token}` }])
       expect(live.url).toBe(`http://127.0.0.1:${live.port}`)
       // No temp file is left behind.
       expect(await readdir(home)).toEqual([TOKEN_FILE])

@@ -1,8 +1,17 @@
 import { isAbsolute } from 'node:path'
 import { Service, type Context, type Logger } from 'cordis'
 import { RemoteError } from 'dsh-remote'
-import type { SettingsDescriptor, SettingsNamespaceView, SettingsProvider, SettingsScopeId } from 'dsh-settings'
-import { checkNamespace, checkOps, checkPresetId, checkRevision, checkScope, checkSection, checkSignal } from './boundary.ts'
+import {
+  settingsNamespace,
+  settingsRevision,
+  settingsScopeId,
+  type SettingsDescriptor,
+  type SettingsNamespaceView,
+  type SettingsPathOp,
+  type SettingsProvider,
+  type SettingsScopeId,
+} from 'dsh-settings'
+import { absent, checkPresetId, checkSignal } from './boundary.ts'
 import { resolveConfig, SettingsControllerConfig, type ResolvedConfig } from './config.ts'
 import { cancelled, internal, noProvider, rejected, toRemoteError, unavailable, type SectionFacts } from './errors.ts'
 import { runOpener } from './opener.ts'
@@ -18,6 +27,12 @@ declare module 'cordis' {
 
 type WriteMode = 'update' | 'replace' | 'mutate'
 
+/** An optional scope argument, `null` or absent for the global scope, read with the seam's own parser. */
+function optionalScope(scope: unknown): SettingsScopeId | undefined {
+  const given = absent(scope)
+  return given === undefined ? undefined : settingsScopeId(given)
+}
+
 /** A descriptor as the wire sees it: redacted, with `secrets` always present. */
 function toView(descriptor: SettingsDescriptor): SettingsNamespaceView {
   return { ...descriptor, secrets: descriptor.secrets ?? [] }
@@ -28,15 +43,17 @@ function toView(descriptor: SettingsDescriptor): SettingsNamespaceView {
  *
  * Every read is redacted (`redactSecrets: true`), so no `role('secret')` field
  * can ride an answer; writes are the settings service's merge, replacement and
- * path-addressed edits, checked at this boundary first (types, JSON-ness,
- * sizes) and answered with the namespace's new redacted view. Failures are
- * `RemoteError`s with the codes `settings/invalid`, `settings/rejected`,
- * `settings/conflict`, `settings/unavailable` and `internal`.
+ * path-addressed edits, handed to the service as the caller sent them (the
+ * service checks them, once) and answered with the namespace's new redacted
+ * view. Failures are `RemoteError`s with the codes `settings/invalid`,
+ * `settings/rejected`, `settings/conflict`, `settings/unavailable` and `internal`.
  *
- * The settings provider is optional: without one every call fails with
- * `settings/unavailable`. When a `remoteServer` is present the controller
- * exposes itself on the wire as service `settings` and forwards settings
- * events to its streams, for as long as that server lives.
+ * The settings provider is optional: without one every settings call fails
+ * with `settings/unavailable`, while the agent preset methods, which are about
+ * directories and the native opener, work all the same. When a `remoteServer`
+ * is present the controller exposes itself on the wire as service `settings`
+ * (registering its codes' HTTP statuses) and forwards settings events to its
+ * streams, for as long as that server lives.
  */
 export class SettingsController extends Service {
   /** Configuration schema: `home`, `opener` and `presets`. */
@@ -77,7 +94,12 @@ export class SettingsController extends Service {
    */
   describe(scope?: string): SettingsDescribeValue {
     const settings = this.provider()
-    const checked = checkScope(scope)
+    let checked: SettingsScopeId | undefined
+    try {
+      checked = optionalScope(scope)
+    } catch (error) {
+      throw toRemoteError(error, undefined, this.logger, 'settings describe')
+    }
     try {
       return {
         writable: settings.writable,
@@ -177,11 +199,10 @@ export class SettingsController extends Service {
   /**
    * Whether this host can open an agent preset directory natively. When it
    * cannot, `openAgentPresetDirectory` answers the directory as text instead.
+   * Needs no settings provider: it is about this host's opener.
    * @returns `true` when a native opener is configured or detected.
-   * @throws {RemoteError} `settings/unavailable` when no settings provider is mounted.
    */
   canOpenAgentPresetDirectory(): boolean {
-    this.provider()
     return this.options.opener !== false
   }
 
@@ -189,17 +210,17 @@ export class SettingsController extends Service {
    * Open one user-authored agent preset's directory natively, or answer where it
    * is when this host has no opener. The id is resolved against the configured
    * preset roots in order; a caller never supplies a path, and a preset whose
-   * real path leaves its root (a symlink out) is refused.
+   * real path leaves its root (a symlink out) is refused. Needs no settings
+   * provider: presets are directories, not settings.
    * @param presetId - the preset id (the `<id>` of its `preset/<id>` scope).
    * @param signal - the caller's lifetime: aborting it kills a running opener.
    * @returns `{ opened: true }` once the opener accepted the directory, or
    *   `{ opened: false, directory }` when there is no native opener.
-   * @throws {RemoteError} `settings/unavailable` without a provider or when the opener
-   *   fails; `settings/invalid` for a malformed id; `settings/rejected` for a preset
-   *   that is missing, read-only or outside its root; `cancelled` on abort.
+   * @throws {RemoteError} `settings/unavailable` when the opener fails; `settings/invalid`
+   *   for a malformed id; `settings/rejected` for a preset that is missing, read-only or
+   *   outside its root; `cancelled` on abort.
    */
   async openAgentPresetDirectory(presetId: string, signal: AbortSignal): Promise<AgentPresetDirectoryOpenValue> {
-    this.provider()
     const id = checkPresetId(presetId)
     const checked = checkSignal(signal)
     const what = `opening agent preset ${JSON.stringify(id)}`
@@ -221,19 +242,27 @@ export class SettingsController extends Service {
     return { opened: true }
   }
 
-  /** Check, write through the settings service, and answer the namespace's fresh view. */
+  /**
+   * Write through the settings service and answer the namespace's fresh view.
+   * The namespace, scope and revision are read with the seam's own parsers
+   * (the view lookup and the error details need them); the payload goes to the
+   * service as it came, to be checked and copied there, once, before anything
+   * here awaits.
+   */
   private async write(mode: WriteMode, ns: unknown, payload: unknown, expectedRevision: unknown, scope: unknown): Promise<SettingsNamespaceView> {
     const settings = this.provider()
-    const key = checkNamespace(ns)
-    const checkedScope = checkScope(scope)
-    const facts: SectionFacts = checkedScope === undefined ? { ns: key } : { ns: key, scope: checkedScope }
-    const label = `settings ${mode} of ${JSON.stringify(key)}${checkedScope === undefined ? '' : ` in scope ${checkedScope}`}`
-    const revision = checkRevision(expectedRevision, label, facts)
-    // The seam brands literals at compile time; a checked run-time string goes in as a plain string.
-    const name: string = key
+    let facts: SectionFacts | undefined
+    let label = `settings ${mode}`
+    let key: string
+    let checkedScope: SettingsScopeId | undefined
     try {
-      if (mode === 'mutate') await settings.mutate(name, checkOps(payload, label, facts), revision, checkedScope)
-      else await settings[mode](name, checkSection(payload, mode === 'update' ? 'patch' : 'section', label, facts), revision, checkedScope)
+      key = settingsNamespace(ns)
+      checkedScope = optionalScope(scope)
+      facts = checkedScope === undefined ? { ns: key } : { ns: key, scope: checkedScope }
+      label = `settings ${mode} of ${JSON.stringify(key)}${checkedScope === undefined ? '' : ` in scope ${checkedScope}`}`
+      const revision = settingsRevision(absent(expectedRevision))
+      if (mode === 'mutate') await settings.mutate(key, payload as SettingsPathOp[], revision, checkedScope)
+      else await settings[mode](key, payload as object, revision, checkedScope)
     } catch (error) {
       throw toRemoteError(error, facts, this.logger, label)
     }

@@ -1,6 +1,13 @@
 import type { Logger } from 'cordis'
-import { RemoteError } from 'dsh-remote'
-import { SettingsConflictError, SettingsInputError, SettingsStoreError, SettingsUnavailableError, SettingsValidationError } from 'dsh-settings'
+import { RemoteError, type RemoteErrorStatuses } from 'dsh-remote'
+import {
+  SettingsConflictError,
+  SettingsInputError,
+  SettingsStoreError,
+  SettingsUnavailableError,
+  SettingsValidationError,
+  type SettingsInputReason,
+} from 'dsh-settings'
 
 /**
  * The code of a call an in-process caller gave up by aborting its signal. On
@@ -19,7 +26,47 @@ export interface SectionFacts {
   scope?: string
 }
 
-/** A failed shape check at the controller's boundary. */
+/**
+ * The controller's wire codes and the HTTP status of each, registered with
+ * the remote server when the controller exposes itself there (dsh-remote
+ * knows no service's codes). `cancelled` is not among them: on the wire an
+ * aborted call fails with the server's own abort reason instead.
+ */
+export const SETTINGS_ERROR_STATUS: RemoteErrorStatuses = Object.freeze({
+  'settings/invalid': 400,
+  'settings/rejected': 422,
+  'settings/conflict': 409,
+  'settings/unavailable': 503,
+})
+
+/**
+ * The wire code of each of the seam's input reasons: a malformed call is
+ * `settings/invalid`; data a well-formed call carries that the seam will not
+ * store (not JSON, a prototype key, no such array element) is
+ * `settings/rejected`, as the seam's other refusals on the merits are. Typed
+ * over the whole reason union, so a reason the seam adds cannot go unmapped.
+ */
+const INPUT_CODES: Readonly<Record<SettingsInputReason, 'settings/invalid' | 'settings/rejected'>> = {
+  'bad-namespace': 'settings/invalid',
+  'bad-scope': 'settings/invalid',
+  'bad-revision': 'settings/invalid',
+  'not-object': 'settings/invalid',
+  'bad-op': 'settings/invalid',
+  'too-many-ops': 'settings/invalid',
+  'too-deep': 'settings/invalid',
+  'too-large': 'settings/invalid',
+  'bad-argument': 'settings/invalid',
+  'not-json': 'settings/rejected',
+  'prototype-key': 'settings/rejected',
+  'bad-index': 'settings/rejected',
+}
+
+/** The wire code a seam input refusal answers with. */
+export function inputCode(reason: SettingsInputReason): 'settings/invalid' | 'settings/rejected' {
+  return INPUT_CODES[reason] ?? 'settings/invalid'
+}
+
+/** A malformed argument of the controller's own (arity, signal, preset id). */
 export function invalid(message: string, details?: Record<string, unknown>): RemoteError {
   return new RemoteError('settings/invalid', message, details)
 }
@@ -45,54 +92,23 @@ export function noProvider(): RemoteError {
   return unavailable(`no settings provider is mounted: ${PROVIDER_HINT}`)
 }
 
-/** `details` for one section: `scope` is left out for the global section rather than sent as `undefined`. */
-export function sectionDetails(facts: SectionFacts, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ns: facts.ns, ...(facts.scope === undefined ? {} : { scope: facts.scope }), ...extra }
-}
-
 /**
- * Read the seam's `$`-rooted path text (`$.a.b`, `$.list[0]`, `$["odd key"]`)
- * back into segments, so `details.path` has one shape whichever error produced it.
- * @returns the segments, or `undefined` for text that is not such a path.
+ * `details` for one section: `scope` is left out for the global section
+ * rather than sent as `undefined`, and the section is left out altogether
+ * when the call never named a valid one (a malformed namespace).
  */
-export function parsePathText(text: string): string[] | undefined {
-  if (!text.startsWith('$')) return undefined
-  const segments: string[] = []
-  let at = 1
-  while (at < text.length) {
-    if (text[at] === '.') {
-      const match = /^[A-Za-z_$][\w$-]*/.exec(text.slice(at + 1))
-      if (!match) return undefined
-      segments.push(match[0])
-      at += 1 + match[0].length
-    } else if (text.startsWith('["', at)) {
-      // Scan the JSON string literal to its closing quote, stepping over escapes.
-      let end = at + 2
-      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1
-      if (text[end + 1] !== ']') return undefined
-      try {
-        segments.push(JSON.parse(text.slice(at + 1, end + 1)) as string)
-      } catch {
-        return undefined
-      }
-      at = end + 2
-    } else if (text[at] === '[') {
-      const match = /^\[(\d+)\]/.exec(text.slice(at))
-      if (!match) return undefined
-      segments.push(match[1]!)
-      at += match[0].length
-    } else {
-      return undefined
-    }
-  }
-  return segments
+export function sectionDetails(facts: Partial<SectionFacts> | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...(facts?.ns === undefined ? {} : { ns: facts.ns }), ...(facts?.scope === undefined ? {} : { scope: facts.scope }), ...extra }
 }
 
 /**
  * Turn whatever a settings call threw into the `RemoteError` a caller sees,
- * by error class and never by message text (decision 14):
+ * by error class and reason, never by message text (decision 14):
+ * - the seam's input refusal is `settings/invalid` or `settings/rejected` as
+ *   its `reason` says ({@link inputCode}), with the seam's message and
+ *   `{ ns?, scope?, path?, op?, reason }` (`path` names the refused place in the section, `op` the refused op);
  * - a stale `expectedRevision` is `settings/conflict` with `{ ns, scope?, expected, actual }`;
- * - input, schema and owner-check refusals, an unknown namespace and a read-only
+ * - schema and owner-check refusals, an unknown namespace and a read-only
  *   provider are `settings/rejected` with the service's own message (it is built
  *   never to quote a received value) and `{ ns, scope?, path?, reason }`;
  * - a store's refusal (`SettingsStoreError`) is `settings/rejected` or `settings/unavailable` as its
@@ -100,18 +116,20 @@ export function parsePathText(text: string): string[] | undefined {
  * - a service that is shutting down is `settings/unavailable`;
  * - anything else is `internal` with a generic message; the original goes to the log only,
  *   because its text (a storage error, say) was never vetted for the wire.
+ * @param facts - the section the call concerned, once the call named a valid one.
  */
-export function toRemoteError(error: unknown, facts: SectionFacts, logger: Logger, label: string): RemoteError {
+export function toRemoteError(error: unknown, facts: SectionFacts | undefined, logger: Logger, label: string): RemoteError {
   if (error instanceof RemoteError) return error
+  if (error instanceof SettingsInputError) {
+    const where = facts ?? (error.ns === undefined ? undefined : { ns: error.ns, scope: error.scope })
+    const extra = { ...(error.path === undefined ? {} : { path: [...error.path] }), ...(error.op === undefined ? {} : { op: error.op }), reason: error.reason }
+    return new RemoteError(inputCode(error.reason), error.message, sectionDetails(where, extra))
+  }
   if (error instanceof SettingsConflictError) {
     return new RemoteError('settings/conflict', error.message, sectionDetails(facts, { expected: error.expected, actual: error.actual }))
   }
   if (error instanceof SettingsValidationError) {
     return rejected(error.message, sectionDetails(facts, { path: [...error.path], reason: error.code }))
-  }
-  if (error instanceof SettingsInputError) {
-    const path = error.path === undefined ? undefined : parsePathText(error.path)
-    return rejected(error.message, sectionDetails(facts, { ...(path ? { path } : {}), reason: error.code }))
   }
   if (error instanceof SettingsUnavailableError) {
     if (error.code === 'SETTINGS_DISPOSED') return unavailable(error.message, sectionDetails(facts, { reason: error.code }))

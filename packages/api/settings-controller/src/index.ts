@@ -2,7 +2,7 @@ import { SettingsController } from './controller.ts'
 
 export { SettingsController }
 export { RemoteError } from 'dsh-remote'
-export { CANCELLED } from './errors.ts'
+export { CANCELLED, SETTINGS_ERROR_STATUS } from './errors.ts'
 export { defaultOpener, type PresetRoot, type SettingsControllerConfig } from './config.ts'
 export { SETTINGS_REMOTE_SERVICE, settingsHandlers, settingsRemoteMethods, type SettingsRemote } from './wire.ts'
 export type { AgentPresetDirectoryOpenValue, SettingsDescribeValue, SettingsDocumentOpenValue, SettingsPathOpView } from './types.ts'

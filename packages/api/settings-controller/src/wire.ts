@@ -3,6 +3,7 @@ import type { RemoteHandler, RemoteService } from 'dsh-remote'
 import type { SettingsPathOpView } from './types.ts'
 import { checkArity } from './boundary.ts'
 import type { SettingsController } from './controller.ts'
+import { SETTINGS_ERROR_STATUS } from './errors.ts'
 
 /** The service name the controller is exposed under: clients call `remote.settings.<method>`. */
 export const SETTINGS_REMOTE_SERVICE = 'settings'
@@ -34,8 +35,9 @@ declare module 'dsh-remote' {
 
 /**
  * The wire handlers: each takes the decoded argument array, refuses extra
- * arguments, and calls the controller, whose boundary checks every argument.
- * The two `open…` methods get the request's signal, aborted when the client goes away.
+ * arguments (the one check that is the wire's own), and calls the controller,
+ * which hands what it got to the settings service to check. The two `open…`
+ * methods get the request's signal, aborted when the client goes away.
  */
 export function settingsHandlers(controller: SettingsController): Record<(typeof settingsRemoteMethods)[number], RemoteHandler> {
   return {
@@ -51,7 +53,8 @@ export function settingsHandlers(controller: SettingsController): Record<(typeof
 
 /**
  * Follow the `remoteServer` service's lifetime: whenever one is present, expose
- * the controller as `settings` and forward settings events to its streams;
+ * the controller as `settings` with its error codes ({@link SETTINGS_ERROR_STATUS},
+ * so each answers with its HTTP status) and forward settings events to its streams;
  * when it goes away, both go with it (they are effects of the inject fiber),
  * and a server that appears later gets them again.
  *
@@ -63,7 +66,7 @@ export function serveOnWire(ctx: Context, controller: SettingsController, logger
   ctx.inject(['remoteServer'], (ctx) => {
     const server = ctx.remoteServer
     try {
-      server.expose(SETTINGS_REMOTE_SERVICE, settingsHandlers(controller))
+      server.expose(SETTINGS_REMOTE_SERVICE, settingsHandlers(controller), { errors: SETTINGS_ERROR_STATUS })
     } catch (error) {
       // A failed inject fiber stays silent until awaited: say why the page cannot reach settings.
       logger.error(`settings-controller: exposing ${SETTINGS_REMOTE_SERVICE} on the remote server failed:`, error)

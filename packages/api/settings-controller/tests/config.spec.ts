@@ -1,18 +1,16 @@
 /**
- * Configuration defaults and the helpers the error mapping relies on.
+ * Configuration defaults.
  *
  * What these tests prove: the default opener per platform (`open`, `cmd /c start ""`,
  * `xdg-open` only with a visible desktop session, else none); preset roots default to one
  * writable `<home>/presets`, relative roots are taken from the home and `~` is expanded, listed
  * roots are read-only unless marked writable; a malformed opener or root fails construction;
- * cordis validates the plugin entry with the schema; the seam's `$`-path text reads back into
- * segments.
+ * cordis validates the plugin entry with the schema.
  */
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../src/config.ts'
-import { parsePathText } from '../src/errors.ts'
 import SettingsController, { defaultOpener } from '../src/index.ts'
 import { plugController, rootContext } from './harness.ts'
 
@@ -66,21 +64,5 @@ describe('resolveConfig', () => {
     const { fiber: good } = await plugController(root, { opener: ['true'], presets: [] })
     expect(good.state).toBe(2 /* ACTIVE */)
     await good.dispose()
-  })
-})
-
-describe('parsePathText', () => {
-  it.each([
-    ['$', []],
-    ['$.a.b', ['a', 'b']],
-    ['$.list[0].x', ['list', '0', 'x']],
-    ['$["odd key"]["quo\\"te"]', ['odd key', 'quo"te']],
-    ['$.a-b', ['a-b']],
-  ])('reads %s', (text, segments) => {
-    expect(parsePathText(text)).toEqual(segments)
-  })
-
-  it.each([['a.b'], ['$..a'], ['$["open'], ['$[x]']])('refuses %s', (text) => {
-    expect(parsePathText(text)).toBeUndefined()
   })
 })

@@ -2,14 +2,15 @@
  * The error codes of decision 14, one by one.
  *
  * What these tests prove:
- * - `settings/invalid` for every failed shape check at the boundary: namespace and scope syntax,
- *   a patch/section that is not a plain object, ops that are not an array of well-formed ops, a
- *   `set` without `value`, an `expectedRevision` that is not a revision number, `null` or absent,
- *   and the size limits (nesting, bytes, op count, path depth); nothing reaches storage;
- * - `settings/rejected` for what the service (or the boundary on its behalf) refuses on the
- *   merits: non-JSON values and prototype keys (with the field's `path`), a schema refusal (with
- *   the field's `path`, and without quoting the received value), the owner's `validate`, an unknown
- *   namespace, a read-only provider, an op addressing a non-index of an array;
+ * - `settings/invalid` for every malformed call the settings seam refuses: namespace and scope
+ *   syntax, a patch/section that is not a plain object (a root-level `set` of one included), ops
+ *   that are not an array of well-formed ops, a `set` without `value`, an `expectedRevision` that
+ *   is not a revision number, `null` or absent, and the size limits (nesting, bytes, op count, path
+ *   depth); `details.reason` is the seam's input reason; nothing reaches storage;
+ * - `settings/rejected` for what the service refuses on the merits: non-JSON values and prototype
+ *   keys (with the field's `path`), a schema refusal (with the field's `path`, and without quoting
+ *   the received value), the owner's `validate`, an unknown namespace, a read-only provider, an op
+ *   addressing a non-index of an array;
  * - `settings/conflict` for a stale revision, with `{ ns, scope?, expected, actual }`;
  * - `internal` for an unexpected storage failure: a generic message, the original only in the log.
  */
@@ -51,7 +52,7 @@ function nested(depth: number): Record<string, unknown> {
   return value
 }
 
-describe('settings/invalid: the boundary’s shape checks', () => {
+describe('settings/invalid: malformed calls', () => {
   const writes = (b: Booted) => ({
     update: (...args: unknown[]) => (b.controller.update as (...a: unknown[]) => Promise<unknown>)(...args),
     replace: (...args: unknown[]) => (b.controller.replace as (...a: unknown[]) => Promise<unknown>)(...args),
@@ -63,13 +64,15 @@ describe('settings/invalid: the boundary’s shape checks', () => {
     const { update, replace, mutate } = writes(b)
     await remoteFailure(() => update(ns, {}), 'settings/invalid')
     await remoteFailure(() => replace(ns, {}), 'settings/invalid')
-    await remoteFailure(() => mutate(ns, []), 'settings/invalid')
+    const error = await remoteFailure(() => mutate(ns, []), 'settings/invalid')
+    expect(error.details).toEqual({ reason: 'bad-namespace' })
     expect(b.provider.persistCount).toBe(0)
   })
 
   it.each([['nope'], ['preset/UP'], ['/x'], [7]])('refuses the scope %j', async (scope) => {
     const b = await withSearch()
-    await remoteFailure(() => writes(b).update('search', {}, null, scope), 'settings/invalid')
+    const error = await remoteFailure(() => writes(b).update('search', {}, null, scope), 'settings/invalid')
+    expect(error.details).toEqual({ reason: 'bad-scope' })
   })
 
   it.each([[[]], ['text'], [null], [undefined], [5], [new Map()], [new (class Patch {})()]])('refuses the patch or section %j', async (payload) => {
@@ -91,13 +94,22 @@ describe('settings/invalid: the boundary’s shape checks', () => {
   ])('refuses ops with %s', async (_what, ops) => {
     const b = await withSearch()
     const error = await remoteFailure(() => writes(b).mutate('search', ops), 'settings/invalid')
-    expect(error.details).toMatchObject({ ns: 'search' })
+    expect(error.details).toMatchObject({ ns: 'search', reason: 'bad-op' })
   })
 
   it.each([['3'], [1.5], [-1], [Number.NaN], [Infinity], [{}], [true]])('refuses the expectedRevision %j', async (revision) => {
     const b = await withSearch()
     const error = await remoteFailure(() => writes(b).update('search', { limit: 1 }, revision), 'settings/invalid')
     expect(error.message).toContain('expectedRevision')
+    expect(error.details).toEqual({ ns: 'search', reason: 'bad-revision' })
+  })
+
+  it('refuses a root-level set of a non-object as a malformed call, like a non-object section', async () => {
+    const b = await withSearch()
+    const error = await remoteFailure(() => b.controller.mutate('search', [{ op: 'set', path: [], value: 3 }]), 'settings/invalid')
+    expect(error.details).toEqual({ ns: 'search', path: [], op: 0, reason: 'not-object' })
+    const section = await remoteFailure(() => writes(b).replace('search', 3), 'settings/invalid')
+    expect(section.details).toEqual({ ns: 'search', reason: 'not-object' })
   })
 
   it('refuses payloads past the size limits', async () => {
@@ -126,7 +138,7 @@ describe('settings/rejected: what the service refuses', () => {
   ])('refuses %s in a patch with the field’s path', async (_what, patch, path) => {
     const b = await withSearch()
     const error = await remoteFailure(() => b.controller.update('search', patch as Record<string, unknown>), 'settings/rejected')
-    expect(error.details).toEqual({ ns: 'search', path, reason: 'SETTINGS_BAD_INPUT' })
+    expect(error.details).toEqual({ ns: 'search', path, reason: path.includes('__proto__') || path.includes('constructor') ? 'prototype-key' : 'not-json' })
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     expect(b.provider.persistCount).toBe(0)
   })
@@ -142,9 +154,9 @@ describe('settings/rejected: what the service refuses', () => {
   it('refuses non-JSON op values and prototype keys in op paths, naming the section path', async () => {
     const b = await withSearch()
     const value = await remoteFailure(() => b.controller.mutate('search', [{ op: 'set', path: ['bounds'], value: { min: Symbol('x') } }]), 'settings/rejected')
-    expect(value.details).toMatchObject({ path: ['bounds', 'min'] })
-    const key = await remoteFailure(() => b.controller.mutate('search', [{ op: 'set', path: ['bounds', '__proto__', 'x'], value: 1 }]), 'settings/rejected')
-    expect(key.details).toMatchObject({ path: ['bounds', '__proto__'] })
+    expect(value.details).toEqual({ ns: 'search', path: ['bounds', 'min'], op: 0, reason: 'not-json' })
+    const key = await remoteFailure(() => b.controller.mutate('search', [{ op: 'unset', path: ['limit'] }, { op: 'set', path: ['bounds', '__proto__', 'x'], value: 1 }]), 'settings/rejected')
+    expect(key.details).toEqual({ ns: 'search', path: ['bounds', '__proto__'], op: 1, reason: 'prototype-key' })
   })
 
   it('refuses a schema violation with the field’s path, never quoting the value it got', async () => {
@@ -184,13 +196,7 @@ describe('settings/rejected: what the service refuses', () => {
     const b = await withSearch()
     await b.controller.update('search', { list: ['a'] })
     const error = await remoteFailure(() => b.controller.mutate('search', [{ op: 'set', path: ['list', 'first'], value: 'x' }]), 'settings/rejected')
-    expect(error.details).toMatchObject({ ns: 'search', path: ['list'] })
-  })
-
-  it('refuses a root-level set of a non-object', async () => {
-    const b = await withSearch()
-    const error = await remoteFailure(() => b.controller.mutate('search', [{ op: 'set', path: [], value: 3 }]), 'settings/rejected')
-    expect(error.details).toMatchObject({ path: [] })
+    expect(error.details).toEqual({ ns: 'search', path: ['list'], op: 0, reason: 'bad-index' })
   })
 })
 

@@ -7,7 +7,7 @@ import { expect } from 'vitest'
 import { createScope } from 'dsh-scope'
 import type { SettingsProvider, SettingsRegisterOptions, SettingsSchema } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import type { RemoteHandlers } from 'dsh-remote'
+import type { RemoteExposeOptions, RemoteHandlers } from 'dsh-remote'
 import SettingsController, { RemoteError, type SettingsControllerConfig } from '../src/index.ts'
 import { logText } from 'dsh-testing'
 
@@ -175,11 +175,13 @@ export function isAlive(pid: number): boolean {
 
 /**
  * A stand-in for dsh-remote's server with the same two-method contract:
- * exposure is an effect on the caller's fiber, broadcasts are recorded.
+ * exposure (with its options) is an effect on the caller's fiber, broadcasts are recorded.
  */
 export class FakeRemoteServer extends Service {
   /** The live exposures, by service name. */
   readonly exposed = new Map<string, RemoteHandlers>()
+  /** The options each live exposure was given (its registered error codes), by service name. */
+  readonly options = new Map<string, RemoteExposeOptions>()
   /** Every broadcast, with its payload as the wire would encode it. */
   readonly events: { event: string; payload: unknown }[] = []
 
@@ -187,13 +189,16 @@ export class FakeRemoteServer extends Service {
     super(ctx, 'remoteServer')
   }
 
-  /** Record an exposure until the caller's fiber (or the returned disposer) ends it. */
-  expose(service: string, handlers: RemoteHandlers): () => void {
+  /** Record an exposure and its options until the caller's fiber (or the returned disposer) ends it. */
+  expose(service: string, handlers: RemoteHandlers, options: RemoteExposeOptions = {}): () => void {
     // `this.ctx` is the caller's context here, so the exposure lives and dies with the caller.
     return this.ctx.effect(() => {
       this.exposed.set(service, handlers)
+      this.options.set(service, options)
       return () => {
-        if (this.exposed.get(service) === handlers) this.exposed.delete(service)
+        if (this.exposed.get(service) !== handlers) return
+        this.exposed.delete(service)
+        this.options.delete(service)
       }
     }, `expose(${service})`)
   }

@@ -5,7 +5,8 @@
  * method over HTTP: `describe` (global and scoped), `update`, `replace`, `mutate`, the two preset
  * methods and `openSettingsDocument`; refusals arrive as `RemoteError`s with the controller's code
  * and `details` (conflict, rejected with a path, invalid, unavailable; a prototype key is refused
- * by the server itself); a write made in-process
+ * by the server itself), each with the HTTP status the controller registered for its code, and
+ * data nested too deep gets the same code and path as in-process; a write made in-process
  * reaches a subscribed event stream as facts only; the README's curl examples work verbatim; no secret configured in the test appears in any
  * answer, error, event or captured log line.
  */
@@ -123,6 +124,39 @@ describe('the controller over a real RemoteServer', () => {
     await remoteFailure(() => remote.settings.mutate('search', [{ op: 'set', path: ['limit'] } as never]), 'settings/invalid')
     await remoteFailure(() => remote.settings.openSettingsDocument(), 'settings/unavailable')
     answers.push(conflict.toJSON(), schema.toJSON(), proto.toJSON())
+  })
+
+  it('answers each settings code with the HTTP status the controller registered', async () => {
+    const read = (await kept(remote.settings.describe())).namespaces[0]!.revision
+    await kept(remote.settings.update('search', { limit: 6 }, read))
+    const post = (method: string, args: unknown[]) =>
+      fetch(`${serverUrl}/remote/settings/${method}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer test-token-0123456789', 'content-type': 'application/json' },
+        body: JSON.stringify({ args }),
+      })
+    const cases: [string, unknown[], string, number][] = [
+      ['update', ['Bad NS', {}], 'settings/invalid', 400],
+      ['update', ['search', { limit: 'lots' }], 'settings/rejected', 422],
+      ['update', ['search', { limit: 7 }, read], 'settings/conflict', 409],
+      ['openSettingsDocument', [], 'settings/unavailable', 503],
+    ]
+    for (const [method, args, code, status] of cases) {
+      const answer = await post(method, args)
+      expect(answer.status, code).toBe(status)
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe(code)
+      const error = await remoteFailure(() => (remote.settings[method as 'update'] as (...a: unknown[]) => Promise<unknown>)(...args), code)
+      expect(error.status).toBe(status)
+    }
+  })
+
+  it('refuses data nested past the seam’s limit with the same code and path as in-process', async () => {
+    let deep: Record<string, unknown> = {}
+    for (let i = 1; i < 64; i++) deep = { n: deep }
+    const overWire = await remoteFailure(() => remote.settings.update('search', { deep }), 'settings/invalid')
+    const inProcess = await remoteFailure(() => controller.update('search', { deep }), 'settings/invalid')
+    expect(overWire.details).toEqual(inProcess.details)
+    expect(overWire.details).toMatchObject({ path: ['deep', ...Array.from({ length: 63 }, () => 'n')], reason: 'too-deep' })
   })
 
   it('answers the preset methods', async () => {

@@ -2,7 +2,7 @@
  * Exposure on a `remoteServer`, against a stand-in with the server's two-method contract.
  *
  * What these tests prove: the controller exposes `settings` with exactly the seven methods of
- * `settingsRemoteMethods`; the handlers decode the argument array (refusing extra arguments as
+ * `settingsRemoteMethods` and registers its four codes' HTTP statuses; the handlers decode the argument array (refusing extra arguments as
  * `settings/invalid`), reach the controller's boundary checks, and pass the request's signal to
  * the two `open…` methods; settings events are forwarded as `settings/document-updated`
  * `{ ns, revision, scope? }` and `settings/updated` `{ ns, scope?, source }` with no values;
@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import type { Fiber } from 'cordis'
 import { boot, expectNoSecrets, FakeRemoteServer, plugServer, remoteFailure, type Booted } from './harness.ts'
-import { settingsRemoteMethods } from '../src/index.ts'
+import { SETTINGS_ERROR_STATUS, settingsRemoteMethods } from '../src/index.ts'
 
 const Search = Schema.object({
   engine: Schema.union(['bing', 'google']).default('bing'),
@@ -45,6 +45,12 @@ describe('exposure', () => {
   it('exposes settings with exactly the listed methods', async () => {
     const { server } = await setup()
     expect(Object.keys(server.exposed.get('settings')!).sort()).toEqual([...settingsRemoteMethods].sort())
+  })
+
+  it('registers its own error codes and their HTTP statuses with the server', async () => {
+    const { server } = await setup()
+    expect(server.options.get('settings')).toEqual({ errors: SETTINGS_ERROR_STATUS })
+    expect(SETTINGS_ERROR_STATUS).toEqual({ 'settings/invalid': 400, 'settings/rejected': 422, 'settings/conflict': 409, 'settings/unavailable': 503 })
   })
 
   it('handlers decode the argument array and answer what the controller answers', async () => {

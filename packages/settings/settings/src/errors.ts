@@ -1,4 +1,7 @@
-import { sectionLabel } from './ids.ts'
+/** How messages name a section: `"web-search"` or `"web-search" in scope preset/coder`. */
+export function sectionLabel(ns: string, scope?: string): string {
+  return scope === undefined ? JSON.stringify(ns) : `${JSON.stringify(ns)} in scope ${scope}`
+}
 
 /** Fields every settings error carries so callers can react without parsing messages. */
 interface SectionFacts {
@@ -47,20 +50,75 @@ export class SettingsValidationError extends TypeError {
 }
 
 /**
- * Malformed input to the seam: a non-object payload, non-JSON data, a prototype
- * key, a malformed op, a size limit. `path` is the `$`-rooted location when one applies.
+ * Why the seam refused an input, one word a caller can branch on (messages are
+ * for people and may change). The set is closed; each reason says what the
+ * caller must change:
+ * - `bad-namespace`, `bad-scope`: a namespace or scope id that is not a string
+ *   of its grammar (or a reserved namespace);
+ * - `bad-revision`: an `expectedRevision` that is not a non-negative integer;
+ * - `not-object`: a patch, a section, or a value set at the section root that
+ *   is not a plain object;
+ * - `bad-op`: an ops list that is not an array, or an op that is not
+ *   `{ op: 'set', path, value }` / `{ op: 'unset', path }` with a path of strings;
+ * - `too-many-ops`, `too-deep`, `too-large`: a limit was passed (`MAX_OPS` ops,
+ *   `MAX_DEPTH` levels of nesting or path segments, `MAX_WRITE_BYTES` of JSON);
+ * - `not-json`: a value JSON cannot carry (a function, a class instance, a
+ *   symbol, a bigint, a non-finite number, `undefined` or a hole in an array, a
+ *   cycle, an accessor property);
+ * - `prototype-key`: `__proto__`, `constructor` or `prototype` as a key or path segment;
+ * - `bad-index`: a path segment that addresses no element of the array it reaches;
+ * - `bad-argument`: any other malformed argument.
+ *
+ * The first group and the limits say the call is malformed whatever is
+ * stored; `not-json`, `prototype-key` and `bad-index` refuse the data a
+ * well-formed call carries.
+ */
+export type SettingsInputReason =
+  | 'bad-namespace'
+  | 'bad-scope'
+  | 'bad-revision'
+  | 'not-object'
+  | 'bad-op'
+  | 'too-many-ops'
+  | 'too-deep'
+  | 'too-large'
+  | 'not-json'
+  | 'prototype-key'
+  | 'bad-index'
+  | 'bad-argument'
+
+/** What a {@link SettingsInputError} says besides its message. */
+export interface SettingsInputFacts extends Partial<SectionFacts> {
+  /** Defaults to `bad-argument`. */
+  reason?: SettingsInputReason
+  /** The refused place inside the written section, as segments (array indexes as decimal text). */
+  path?: readonly string[]
+  /** The index of the refused op of a `mutate`. */
+  op?: number
+}
+
+/**
+ * Malformed input to the seam: a bad id or revision, a non-object payload,
+ * non-JSON data, a prototype key, a malformed op, a passed limit. `reason`
+ * says which, machine-readably. `path` names the refused place inside the
+ * section when there is one (the message shows it as `$`-rooted text), and
+ * `op` the refused op of a `mutate`.
  */
 export class SettingsInputError extends TypeError {
   override readonly name = 'SettingsInputError'
   readonly code = 'SETTINGS_BAD_INPUT'
+  readonly reason: SettingsInputReason
   readonly ns?: string
   readonly scope?: string
-  readonly path?: string
-  constructor(message: string, facts: Partial<SectionFacts> & { path?: string } = {}) {
+  readonly path?: string[]
+  readonly op?: number
+  constructor(message: string, facts: SettingsInputFacts = {}) {
     super(message)
+    this.reason = facts.reason ?? 'bad-argument'
     if (facts.ns !== undefined) this.ns = facts.ns
     if (facts.scope !== undefined) this.scope = facts.scope
-    if (facts.path !== undefined) this.path = facts.path
+    if (facts.path !== undefined) this.path = [...facts.path]
+    if (facts.op !== undefined) this.op = facts.op
   }
 }
 

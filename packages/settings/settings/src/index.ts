@@ -9,8 +9,10 @@ export {
   SettingsUnavailableError,
   SettingsValidationError,
 } from './errors.ts'
-export type { SettingsStoreErrorCode, SettingsStoreRefusal } from './errors.ts'
-export { NAMESPACE_PATTERN, RESERVED_NAMESPACES, settingsNamespace, settingsScopeId } from './ids.ts'
+export type { SettingsInputReason, SettingsStoreErrorCode, SettingsStoreRefusal } from './errors.ts'
+export { NAMESPACE_PATTERN, PROTOTYPE_KEYS, RESERVED_NAMESPACES, settingsNamespace, settingsRevision, settingsScopeId } from './ids.ts'
+export { MAX_DEPTH, MAX_WRITE_BYTES } from './json.ts'
+export { MAX_OPS } from './path.ts'
 export { installSettingsSection } from './install-section.ts'
 export { SCOPES_KEY } from './document.ts'
 export type {

@@ -1,27 +1,16 @@
-import { SettingsInputError } from './errors.ts'
+import { copyData, isPlainObject, setOwn } from './data.ts'
+import { SettingsInputError, type SettingsInputReason } from './errors.ts'
 import { PROTOTYPE_KEYS } from './ids.ts'
 import type { JsonObject, JsonValue } from './types.ts'
 
-/** Deepest nesting a written value may have. */
+// The plain-object test and the safe key setter live in data.ts; they are re-exported
+// here because the seam's input checks have always offered them under this module.
+export { isPlainObject, setOwn }
+
+/** Deepest nesting a written value may have, and the most segments an op path may have. */
 export const MAX_DEPTH = 64
 /** Largest JSON encoding (in UTF-8 bytes) one write may carry. */
 export const MAX_WRITE_BYTES = 1024 * 1024
-
-/** Whether `value` is an object whose prototype is `Object.prototype` or `null`. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
-}
-
-/**
- * Set an own data property, safely even for the key `__proto__` (which plain
- * assignment would turn into a prototype change).
- */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  else target[key] = value
-}
 
 /** Render a path as `$`-rooted JSON path text: `$.a.b`, `$.list[0]`, `$["odd key"]`. */
 export function formatPath(path: readonly (string | number)[]): string {
@@ -44,77 +33,122 @@ function kindOf(value: unknown): string {
   return typeof ctor === 'function' && ctor.name && ctor !== Object ? ctor.name : 'a non-plain object'
 }
 
-/** Where an input error is reported: the verb and section it concerns. */
+/**
+ * Read an own property as data, through its descriptor so no getter (caller
+ * code) runs: its value, `'accessor'` for a getter or setter, `'hole'` when
+ * there is no such property (an array hole). Input is only ever read this way.
+ */
+export function readOwnData(container: object, key: string | number): { value: unknown } | 'hole' | 'accessor' {
+  const descriptor = Object.getOwnPropertyDescriptor(container, key)
+  if (!descriptor) return 'hole'
+  return 'value' in descriptor ? { value: descriptor.value } : 'accessor'
+}
+
+/** Where an input error is reported: the verb and section it concerns, and the op of a `mutate`. */
 export interface InputSite {
   label: string
   ns?: string
   scope?: string
+  /** The index of the op whose value is being checked. */
+  op?: number
 }
 
 /**
- * Check that `value` is JSON data and return a fresh deep copy of it. Object
- * entries holding `undefined` are dropped (a sparse patch cannot erase a key);
- * everything else JSON cannot carry is refused with its path, as are prototype
- * keys, nesting past {@link MAX_DEPTH} and encodings past {@link MAX_WRITE_BYTES}.
+ * Build the seam's input error for `site`: the message reads
+ * `<label>: [op <i>: ]<what>[ at <$-path>]` and the error carries the path as
+ * segments (array indexes as decimal text), so callers never parse the text.
+ */
+export function inputError(site: InputSite, reason: SettingsInputReason, what: string, path?: readonly (string | number)[]): SettingsInputError {
+  const op = site.op === undefined ? '' : `op ${site.op}: `
+  const at = path === undefined ? '' : ` at ${formatPath(path)}`
+  return new SettingsInputError(`${site.label}: ${op}${what}${at}`, {
+    reason,
+    ns: site.ns,
+    scope: site.scope,
+    ...(path === undefined ? {} : { path: path.map(String) }),
+    ...(site.op === undefined ? {} : { op: site.op }),
+  })
+}
+
+/**
+ * Check that `value` is JSON data and return a fresh deep copy of it.
+ *
+ * Only own enumerable data properties are read, through their descriptors:
+ * no getter (caller code) runs, and an accessor property is refused, as is an
+ * array hole, rather than read as `undefined`. Object entries holding
+ * `undefined` are dropped (a sparse patch cannot erase a key); everything else
+ * JSON cannot carry is refused with its path (`not-json`), as are prototype
+ * keys (`prototype-key`), nesting past {@link MAX_DEPTH} (`too-deep`) and
+ * encodings past {@link MAX_WRITE_BYTES} (`too-large`).
+ * @param root - where `value` sits inside the section (an op's path for its value); error paths start there,
+ *   and nesting is counted from it.
  * @throws {SettingsInputError} naming the offending path.
  */
-export function toJsonData(value: unknown, site: InputSite, root: (string | number)[] = []): JsonValue {
+export function toJsonData(value: unknown, site: InputSite, root: readonly (string | number)[] = []): JsonValue {
   const ancestors = new Set<object>()
   // A lower bound of the UTF-8 encoding, kept while walking so a huge input stops early;
   // the exact size is measured at the end when the bound alone cannot settle it.
   let budget = MAX_WRITE_BYTES
-  const fail = (what: string, path: (string | number)[]): never => {
-    const at = formatPath(path)
-    throw new SettingsInputError(`${site.label}: ${what} at ${at}`, { ns: site.ns, scope: site.scope, path: at })
+  const fail = (reason: SettingsInputReason, what: string, path: readonly (string | number)[]): never => {
+    throw inputError(site, reason, what, path)
   }
+  const tooLarge = `data exceeds ${MAX_WRITE_BYTES} bytes of JSON`
   const spend = (bytes: number, path: (string | number)[]) => {
     budget -= bytes
-    if (budget < 0) fail(`data exceeds ${MAX_WRITE_BYTES} bytes of JSON`, path)
+    if (budget < 0) fail('too-large', tooLarge, path)
+  }
+  /** The value of an own data property, or a refusal for an accessor or a missing element. */
+  const dataOf = (container: object, key: string | number, path: (string | number)[]): unknown => {
+    const read = readOwnData(container, key)
+    if (typeof read === 'string') return fail('not-json', read === 'hole' ? 'data must be JSON-compatible: array hole' : 'data must be JSON-compatible: accessor property', path)
+    return read.value
   }
   const walk = (input: unknown, path: (string | number)[]): JsonValue => {
     if (input === null || typeof input === 'boolean') return spend(input === false ? 5 : 4, path), input
     if (typeof input === 'string') return spend(input.length + 2, path), input
     if (typeof input === 'number') {
-      if (!Number.isFinite(input)) fail('data must be JSON-compatible: non-finite number', path)
+      if (!Number.isFinite(input)) fail('not-json', 'data must be JSON-compatible: non-finite number', path)
       return spend(String(input).length, path), input
     }
-    if (typeof input !== 'object') return fail(`data must be JSON-compatible: ${kindOf(input)}`, path)
-    if (path.length - root.length >= MAX_DEPTH) fail(`data nests deeper than ${MAX_DEPTH} levels`, path)
-    if (ancestors.has(input)) fail('data must be JSON-compatible: circular reference', path)
+    if (typeof input !== 'object') return fail('not-json', `data must be JSON-compatible: ${kindOf(input)}`, path)
+    if (path.length - root.length >= MAX_DEPTH) fail('too-deep', `data nests deeper than ${MAX_DEPTH} levels`, path)
+    if (ancestors.has(input)) fail('not-json', 'data must be JSON-compatible: circular reference', path)
     const isArray = Array.isArray(input)
-    if (!isArray && !isPlainObject(input)) fail(`data must be JSON-compatible: ${kindOf(input)}`, path)
+    if (!isArray && !isPlainObject(input)) fail('not-json', `data must be JSON-compatible: ${kindOf(input)}`, path)
     ancestors.add(input)
     spend(2, path)
     let result: JsonValue
     if (isArray) {
       const items: JsonValue[] = []
       for (let index = 0; index < input.length; index++) {
-        const item = input[index]
-        if (item === undefined) fail('data must be JSON-compatible: undefined array entry', [...path, index])
+        const itemPath = [...path, index]
+        const item = dataOf(input, index, itemPath)
+        if (item === undefined) fail('not-json', 'data must be JSON-compatible: undefined array entry', itemPath)
         if (index) spend(1, path)
-        items.push(walk(item, [...path, index]))
+        items.push(walk(item, itemPath))
       }
       result = items
     } else {
       const entries: JsonObject = {}
       let count = 0
       for (const key of Object.keys(input)) {
-        const item = (input as Record<string, unknown>)[key]
-        if (PROTOTYPE_KEYS.has(key)) fail(`prototype key ${JSON.stringify(key)} is not allowed`, [...path, key])
+        const itemPath = [...path, key]
+        if (PROTOTYPE_KEYS.has(key)) fail('prototype-key', `prototype key ${JSON.stringify(key)} is not allowed`, itemPath)
+        const item = dataOf(input, key, itemPath)
         if (item === undefined) continue
         spend(key.length + (count++ ? 4 : 3), path)
-        entries[key] = walk(item, [...path, key])
+        entries[key] = walk(item, itemPath)
       }
       result = entries
     }
     ancestors.delete(input)
     return result
   }
-  const result = walk(value, root)
+  const result = walk(value, [...root])
   // Strings were counted by UTF-16 units; one unit encodes to at most 6 bytes (`\u001f`),
   // so only a bound past a sixth of the limit needs the exact measure.
   if ((MAX_WRITE_BYTES - budget) * 6 > MAX_WRITE_BYTES && utf8Length(JSON.stringify(result)) > MAX_WRITE_BYTES) {
-    fail(`data exceeds ${MAX_WRITE_BYTES} bytes of JSON`, root)
+    fail('too-large', tooLarge, root)
   }
   return result
 }
@@ -126,11 +160,11 @@ export function utf8Length(text: string): number {
 
 /**
  * Check that `value` is a plain-object payload and return its JSON copy.
- * @throws {SettingsInputError} when it is not a plain object or not JSON data.
+ * @throws {SettingsInputError} `not-object` when it is not a plain object, or as {@link toJsonData} for its data.
  */
 export function toJsonObject(value: unknown, site: InputSite): JsonObject {
   if (!isPlainObject(value)) {
-    throw new SettingsInputError(`${site.label} must be a plain object`, { ns: site.ns, scope: site.scope })
+    throw new SettingsInputError(`${site.label} must be a plain object`, { reason: 'not-object', ns: site.ns, scope: site.scope })
   }
   return toJsonData(value, site) as JsonObject
 }
@@ -141,13 +175,7 @@ export function toJsonObject(value: unknown, site: InputSite): JsonObject {
  * anything else is kept as it is.
  */
 export function cloneStored(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(cloneStored)
-  if (!isPlainObject(value)) return value
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) {
-    setOwn(copy, key, cloneStored(value[key]))
-  }
-  return copy
+  return copyData(value)
 }
 
 /**

@@ -1,8 +1,8 @@
+import { copyData } from './data.ts'
 import { SettingsInputError } from './errors.ts'
-import { formatPath, isPlainObject, MAX_DEPTH, toJsonData, type InputSite } from './json.ts'
 import { PROTOTYPE_KEYS } from './ids.ts'
-import { copyData } from './merge.ts'
-import type { JsonObject, JsonValue, SettingsPathOp } from './types.ts'
+import { inputError, isPlainObject, MAX_DEPTH, readOwnData, toJsonData, type InputSite } from './json.ts'
+import type { JsonObject, JsonValue } from './types.ts'
 
 /** Most ops one `mutate` call may carry. */
 export const MAX_OPS = 1000
@@ -14,35 +14,87 @@ export type CheckedPathOp =
   | { op: 'set'; path: string[]; value: JsonValue }
   | { op: 'unset'; path: string[] }
 
+/** The keys each op may have: anything else is a caller mistake worth hearing about, not something to drop. */
+const OP_KEYS = { set: ['op', 'path', 'value'], unset: ['op', 'path'] } as const
+
+/**
+ * The own data properties of `value` by key, read through descriptors so no
+ * getter runs; `undefined` when `value` is not a plain object or holds an
+ * accessor, which an op may not.
+ */
+function dataProperties(value: unknown): Map<string, unknown> | undefined {
+  if (!isPlainObject(value)) return undefined
+  const properties = new Map<string, unknown>()
+  for (const key of Object.keys(value)) {
+    const read = readOwnData(value, key)
+    if (typeof read === 'string') return undefined
+    properties.set(key, read.value)
+  }
+  return properties
+}
+
+/**
+ * The elements of an array read through descriptors, or `undefined` when one
+ * is a hole or an accessor: an op list or path with either is malformed.
+ */
+function dataElements(value: unknown[]): unknown[] | undefined {
+  const items: unknown[] = []
+  for (let index = 0; index < value.length; index++) {
+    const read = readOwnData(value, index)
+    if (typeof read === 'string') return undefined
+    items.push(read.value)
+  }
+  return items
+}
+
 /**
  * Check an ops list at call time and copy it, so later caller mutation cannot
  * leak in: an array of at most {@link MAX_OPS} `{ op: 'set', path, value }` or
- * `{ op: 'unset', path }` objects, paths of strings without prototype keys.
- * @throws {SettingsInputError} for the first malformed op.
+ * `{ op: 'unset', path }` objects and no other keys, paths of at most
+ * {@link MAX_DEPTH} strings without prototype keys, and a plain object for a
+ * `set` at the section root. Ops, op lists and paths are read like data (own
+ * data properties; no getters, no holes). Errors carry the op's index and,
+ * for a refused segment or value, its place in the section.
+ * @throws {SettingsInputError} for the first malformed op: `bad-op`, `too-many-ops`, `too-deep`,
+ *   `prototype-key`, `not-object` (a root `set`), or a {@link toJsonData} refusal of its value.
  */
 export function checkPathOps(ops: unknown, site: InputSite): CheckedPathOp[] {
-  const fail = (message: string): never => {
-    throw new SettingsInputError(`${site.label}: ${message}`, { ns: site.ns, scope: site.scope })
+  const fail = (reason: 'bad-op' | 'too-many-ops', what: string): never => {
+    throw inputError(site, reason, what)
   }
-  if (!Array.isArray(ops)) fail('ops must be an array of path ops')
-  const list = ops as unknown[]
-  if (list.length > MAX_OPS) fail(`at most ${MAX_OPS} ops are allowed in one call`)
-  return list.map((op, index) => {
-    if (!isPlainObject(op) || (op.op !== 'set' && op.op !== 'unset')) {
-      return fail(`op ${index} must be {op:'set'|'unset', path}`)
+  if (!Array.isArray(ops)) return fail('bad-op', 'ops must be an array of path ops')
+  if (ops.length > MAX_OPS) fail('too-many-ops', `at most ${MAX_OPS} ops are allowed in one call`)
+  const list = dataElements(ops) ?? fail('bad-op', 'ops must be an array of path ops without holes or accessors')
+  return list.map((input, index) => {
+    const opSite: InputSite = { ...site, op: index }
+    const bad = (what: string): never => {
+      throw inputError(opSite, 'bad-op', what)
     }
-    const path = op.path
-    // Index by index: `every` would skip the holes of a sparse array.
-    if (!Array.isArray(path) || !Array.from(path).every((segment) => typeof segment === 'string')) {
-      return fail(`op ${index}: op paths must be arrays of strings`)
+    const op = dataProperties(input)
+    const kind = op?.get('op')
+    if (!op || (kind !== 'set' && kind !== 'unset')) return bad(`must be {op:'set'|'unset', path}`)
+    const extra = [...op.keys()].find((key) => !(OP_KEYS[kind] as readonly string[]).includes(key))
+    if (extra !== undefined) bad(`has an unexpected key ${JSON.stringify(extra.slice(0, 40))}`)
+    const rawPath = op.get('path')
+    const path = Array.isArray(rawPath) ? dataElements(rawPath) : undefined
+    if (!path || !path.every((segment) => typeof segment === 'string')) return bad('op paths must be arrays of strings')
+    const segments = path as string[]
+    if (segments.length > MAX_DEPTH) throw inputError(opSite, 'too-deep', `path is deeper than ${MAX_DEPTH} segments`)
+    const forbidden = segments.findIndex((segment) => PROTOTYPE_KEYS.has(segment))
+    if (forbidden >= 0) {
+      throw inputError(opSite, 'prototype-key', `prototype key ${JSON.stringify(segments[forbidden])} is not allowed in a path`, segments.slice(0, forbidden + 1))
     }
-    if (path.length > MAX_DEPTH) fail(`op ${index}: path is deeper than ${MAX_DEPTH} segments`)
-    const forbidden = (path as string[]).find((segment) => PROTOTYPE_KEYS.has(segment))
-    if (forbidden !== undefined) fail(`op ${index}: prototype key ${JSON.stringify(forbidden)} is not allowed in a path`)
-    if (op.op === 'unset') return { op: 'unset', path: [...path] }
-    if (!Object.hasOwn(op, 'value') || op.value === undefined) fail(`op ${index}: a set op needs a value`)
-    return { op: 'set', path: [...path], value: toJsonData(op.value, site, ['ops', index, 'value']) }
+    if (kind === 'unset') return { op: 'unset', path: segments }
+    const value = op.get('value')
+    if (value === undefined) bad('a set op needs a value')
+    if (segments.length === 0 && !isPlainObject(value)) throw rootNotObject(opSite)
+    return { op: 'set', path: segments, value: toJsonData(value, opSite, segments) }
   })
+}
+
+/** The refusal of a `set` at the section root whose value is not a plain object: a section is always one. */
+function rootNotObject(site: InputSite): SettingsInputError {
+  return inputError(site, 'not-object', 'setting the section root requires a plain object', [])
 }
 
 /**
@@ -51,20 +103,21 @@ export function checkPathOps(ops: unknown, site: InputSite): CheckedPathOp[] {
  * `unset` through a missing path does nothing. Where the value on the path is
  * an array, a decimal segment addresses an element: `set` replaces it (or
  * appends at the array's length), `unset` removes it and closes the gap.
- * @throws {SettingsInputError} for a non-object at the root, or an array segment that is not a usable index.
+ * @throws {SettingsInputError} `bad-index` for an array segment that is not a usable index (its `path` is
+ *   the array's), `not-object` for a root `set` of anything but a plain object (only reachable with ops
+ *   built by hand, since {@link checkPathOps} refuses it first).
  */
 export function applyPathOps(section: JsonObject, ops: readonly CheckedPathOp[], site: InputSite): JsonObject {
   let result = copyData(section)
-  for (const op of ops) {
+  ops.forEach((op, index) => {
+    const opSite: InputSite = { ...site, op: index }
     if (op.path.length === 0) {
       if (op.op === 'unset') result = {}
       else if (isPlainObject(op.value)) result = copyData(op.value as JsonObject)
-      else throw new SettingsInputError(`${site.label}: setting the section root requires a plain object`, { ns: site.ns, scope: site.scope, path: '$' })
-      continue
-    }
-    if (op.op === 'set') setAt(result, op.path, op.value, site)
+      else throw rootNotObject(opSite)
+    } else if (op.op === 'set') setAt(result, op.path, op.value, opSite)
     else unsetAt(result, op.path)
-  }
+  })
   return result
 }
 
@@ -73,8 +126,7 @@ type Container = JsonObject | JsonValue[]
 function arrayIndex(array: JsonValue[], segment: string, path: string[], depth: number, site: InputSite, allowAppend: boolean): number {
   const limit = allowAppend ? array.length : array.length - 1
   if (!INDEX.test(segment) || Number(segment) > limit) {
-    const at = formatPath(path.slice(0, depth))
-    throw new SettingsInputError(`${site.label}: segment ${JSON.stringify(segment)} is not an element index of the array at ${at}`, { ns: site.ns, scope: site.scope, path: at })
+    throw inputError(site, 'bad-index', `segment ${JSON.stringify(segment)} is not an element index of the array`, path.slice(0, depth))
   }
   return Number(segment)
 }

@@ -2,8 +2,8 @@ import type { Logger } from 'cordis'
 import type { WriteOutcome } from './commit.ts'
 import { dataEqual } from './equal.ts'
 import { getSection, sectionId, withSection, type SectionKey } from './document.ts'
-import { SettingsConflictError, SettingsInputError, SettingsUnavailableError } from './errors.ts'
-import { optionalScopeId, sectionLabel, settingsNamespace } from './ids.ts'
+import { SettingsConflictError, SettingsUnavailableError } from './errors.ts'
+import { optionalScopeId, sectionLabel, settingsNamespace, settingsRevision } from './ids.ts'
 import { judgeWrite } from './judge.ts'
 import { GroupQueue } from './queue.ts'
 import type { Instance, Kind } from './registry.ts'
@@ -114,10 +114,7 @@ export class WriteRunner {
     const scope = optionalScopeId(request.scope)
     const key = { ns, scope }
     const label = `settings ${request.mode} for ${sectionLabel(ns, scope)}`
-    const { expectedRevision } = request
-    if (expectedRevision !== undefined && (typeof expectedRevision !== 'number' || !Number.isSafeInteger(expectedRevision))) {
-      throw new SettingsInputError(`${label}: expectedRevision must be an integer revision`, key)
-    }
+    const expectedRevision = settingsRevision(request.expectedRevision, key)
     const payload = checkPayload(request.mode, request.payload, { label, ns, scope })
     if (this.ledger.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be written`, key)
     if (request.owner && !request.owner.alive) {

@@ -1,5 +1,5 @@
-import { SettingsInputError, SettingsValidationError } from './errors.ts'
-import { MAX_WRITE_BYTES, storedSectionProblem, toJsonObject, utf8Length, type InputSite } from './json.ts'
+import { SettingsValidationError } from './errors.ts'
+import { inputError, MAX_WRITE_BYTES, storedSectionProblem, toJsonObject, utf8Length, type InputSite } from './json.ts'
 import { mergeLayers } from './merge.ts'
 import { applyPathOps, checkPathOps, type CheckedPathOp } from './path.ts'
 import type { JsonObject } from './types.ts'
@@ -13,14 +13,16 @@ export type WritePayload =
   | { mode: 'mutate'; ops: CheckedPathOp[] }
 
 /**
- * Check a write's payload when the call is made and copy it.
+ * Check a write's payload when the call is made and copy it. This is the one
+ * place a payload is checked: callers in front of the seam (the settings
+ * controller) hand it over as they got it and map the refusal's `reason`.
  * @throws {SettingsInputError} for a non-object patch or section, malformed ops, non-JSON data or an oversized write.
  */
 export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite): WritePayload {
   if (mode !== 'mutate') return { mode, data: toJsonObject(payload, site) }
   const ops = checkPathOps(payload, site)
   if (utf8Length(JSON.stringify(ops)) > MAX_WRITE_BYTES) {
-    throw new SettingsInputError(`${site.label}: ops exceed ${MAX_WRITE_BYTES} bytes of JSON`, { ns: site.ns, scope: site.scope })
+    throw inputError(site, 'too-large', `ops exceed ${MAX_WRITE_BYTES} bytes of JSON`)
   }
   return { mode, ops }
 }

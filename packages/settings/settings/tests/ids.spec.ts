@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { NAMESPACE_PATTERN, optionalScopeId, sectionLabel, settingsNamespace, settingsScopeId } from '../src/ids.ts'
+import { SettingsInputError } from '../src/errors.ts'
+import { NAMESPACE_PATTERN, optionalScopeId, sectionLabel, settingsNamespace, settingsRevision, settingsScopeId } from '../src/ids.ts'
 
 function thrown(run: () => unknown): unknown {
   try {
@@ -49,6 +50,13 @@ describe('settingsNamespace', () => {
     expect(error.message).toContain(JSON.stringify(ns))
   })
 
+  it.each([['UI'], [42], ['scopes']])('refuses %j as a SettingsInputError with reason bad-namespace', (ns) => {
+    const error = thrown(() => settingsNamespace(ns))
+    expect(error).toBeInstanceOf(SettingsInputError)
+    expect(error).toMatchObject({ code: 'SETTINGS_BAD_INPUT', reason: 'bad-namespace' })
+    expect((error as SettingsInputError).path).toBeUndefined()
+  })
+
   it('does not treat names that merely contain a reserved word as reserved', () => {
     expect(settingsNamespace('scopes-extra')).toBe('scopes-extra')
     expect(settingsNamespace('my-prototype')).toBe('my-prototype')
@@ -75,6 +83,32 @@ describe('settingsScopeId', () => {
     const error = thrown(() => settingsScopeId('Preset/x')) as TypeError
     expect(error.message).toContain('"Preset/x"')
   })
+})
+
+describe('settingsScopeId refusals', () => {
+  it('refuses as a SettingsInputError with reason bad-scope', () => {
+    expect(thrown(() => settingsScopeId('Preset/x'))).toMatchObject({ name: 'SettingsInputError', reason: 'bad-scope' })
+  })
+})
+
+describe('settingsRevision', () => {
+  it.each([0, 1, 41, Number.MAX_SAFE_INTEGER])('accepts the revision %j', (revision) => {
+    expect(settingsRevision(revision)).toBe(revision)
+  })
+
+  it('reads undefined as an unconditional write', () => {
+    expect(settingsRevision(undefined)).toBeUndefined()
+  })
+
+  it.each([['-1', -1], ['1.5', 1.5], ['NaN', Number.NaN], ['Infinity', Infinity], ['past safe integers', 2 ** 53], ['a digit string', '3'], ['null', null], ['an object', {}], ['true', true]])(
+    'refuses %s with reason bad-revision, naming expectedRevision',
+    (_name, revision) => {
+      const error = thrown(() => settingsRevision(revision)) as SettingsInputError
+      expect(error).toBeInstanceOf(SettingsInputError)
+      expect(error.reason).toBe('bad-revision')
+      expect(error.message).toContain('expectedRevision')
+    },
+  )
 })
 
 describe('optionalScopeId', () => {

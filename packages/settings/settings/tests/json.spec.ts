@@ -11,7 +11,7 @@ import {
   toJsonObject,
   type InputSite,
 } from '../src/json.ts'
-import { containers, expectInputErrorAt } from './assertions.ts'
+import { containers, expectInputErrorAt, thrown } from './assertions.ts'
 
 const site: InputSite = { label: 'settings update for "demo"', ns: 'demo' }
 
@@ -86,36 +86,36 @@ describe('toJsonData', () => {
   })
 
   it('refuses a function at its path', () => {
-    expectInputErrorAt(() => toJsonData({ theme: () => 'dark' }, site), '$.theme', 'settings update for "demo"', 'data must be JSON-compatible', 'function', 'at $.theme')
+    expectInputErrorAt(() => toJsonData({ theme: () => 'dark' }, site), ['theme'], 'settings update for "demo"', 'data must be JSON-compatible', 'function', 'at $.theme')
   })
 
   it('refuses a Date at its path', () => {
-    expectInputErrorAt(() => toJsonData({ value: { at: new Date(0) } }, site), '$.value.at', 'JSON-compatible', 'Date at $.value.at')
+    expectInputErrorAt(() => toJsonData({ value: { at: new Date(0) } }, site), ['value', 'at'], 'JSON-compatible', 'Date at $.value.at')
   })
 
   it('refuses a Map by its constructor name', () => {
-    expectInputErrorAt(() => toJsonData({ m: new Map([['a', 1]]) }, site), '$.m', 'JSON-compatible', 'Map at $.m')
+    expectInputErrorAt(() => toJsonData({ m: new Map([['a', 1]]) }, site), ['m'], 'JSON-compatible', 'Map at $.m')
   })
 
   it('refuses a Set inside an array by its constructor name', () => {
-    expectInputErrorAt(() => toJsonData({ list: [1, new Set()] }, site), '$.list[1]', 'Set at $.list[1]')
+    expectInputErrorAt(() => toJsonData({ list: [1, new Set()] }, site), ['list', '1'], 'Set at $.list[1]')
   })
 
   it('refuses a class instance by its class name', () => {
-    expectInputErrorAt(() => toJsonData({ where: new Point(1, 2) }, site), '$.where', 'JSON-compatible', 'Point at $.where')
+    expectInputErrorAt(() => toJsonData({ where: new Point(1, 2) }, site), ['where'], 'JSON-compatible', 'Point at $.where')
   })
 
   it('refuses an object whose prototype is another plain object as a non-plain object', () => {
-    expectInputErrorAt(() => toJsonData({ o: Object.create({ inherited: 1 }) }, site), '$.o', 'a non-plain object at $.o')
-    expectInputErrorAt(() => toJsonData({ o: Object.create(Object.create(null)) }, site), '$.o', 'a non-plain object at $.o')
+    expectInputErrorAt(() => toJsonData({ o: Object.create({ inherited: 1 }) }, site), ['o'], 'a non-plain object at $.o')
+    expectInputErrorAt(() => toJsonData({ o: Object.create(Object.create(null)) }, site), ['o'], 'a non-plain object at $.o')
   })
 
   it('refuses a bigint at its path', () => {
-    expectInputErrorAt(() => toJsonData({ big: 10n }, site), '$.big', 'JSON-compatible', 'bigint at $.big')
+    expectInputErrorAt(() => toJsonData({ big: 10n }, site), ['big'], 'JSON-compatible', 'bigint at $.big')
   })
 
   it('refuses a symbol at its path', () => {
-    expectInputErrorAt(() => toJsonData({ a: [Symbol('s')] }, site), '$.a[0]', 'JSON-compatible', 'symbol at $.a[0]')
+    expectInputErrorAt(() => toJsonData({ a: [Symbol('s')] }, site), ['a', '0'], 'JSON-compatible', 'symbol at $.a[0]')
   })
 
   it.each([
@@ -123,47 +123,90 @@ describe('toJsonData', () => {
     ['Infinity', Number.POSITIVE_INFINITY],
     ['-Infinity', Number.NEGATIVE_INFINITY],
   ])('refuses %s as a non-finite number', (_name, value) => {
-    expectInputErrorAt(() => toJsonData({ size: { n: value } }, site), '$.size.n', 'JSON-compatible', 'non-finite number at $.size.n')
+    expectInputErrorAt(() => toJsonData({ size: { n: value } }, site), ['size', 'n'], 'JSON-compatible', 'non-finite number at $.size.n')
   })
 
   it('refuses an undefined array entry at its index', () => {
-    expectInputErrorAt(() => toJsonData({ list: [1, undefined, 3] }, site), '$.list[1]', 'undefined array entry at $.list[1]')
+    expectInputErrorAt(() => toJsonData({ list: [1, undefined, 3] }, site), ['list', '1'], 'undefined array entry at $.list[1]')
   })
 
-  it('refuses a hole in a sparse array as an undefined entry', () => {
+  it('refuses a hole in a sparse array as a hole, not as an undefined entry', () => {
     const sparse: unknown[] = [1]
     sparse[2] = 3
-    expectInputErrorAt(() => toJsonData({ list: sparse }, site), '$.list[1]', 'undefined array entry')
+    const error = expectInputErrorAt(() => toJsonData({ list: sparse }, site), ['list', '1'], 'array hole at $.list[1]')
+    expect(error.reason).toBe('not-json')
+  })
+
+  it('refuses a getter without running it, at its path', () => {
+    let ran = 0
+    const input = { a: 1, nested: Object.defineProperty({}, 'secret', { get: () => (ran++, 'x'), enumerable: true }) }
+    const error = expectInputErrorAt(() => toJsonData(input, site), ['nested', 'secret'], 'accessor property at $.nested.secret')
+    expect(error.reason).toBe('not-json')
+    expect(ran).toBe(0)
+  })
+
+  it('refuses a getter on an array element without running it', () => {
+    let ran = 0
+    const list = [1, 2]
+    Object.defineProperty(list, 1, { get: () => (ran++, 2), enumerable: true })
+    expectInputErrorAt(() => toJsonData({ list }, site), ['list', '1'], 'accessor property')
+    expect(ran).toBe(0)
+  })
+
+  it('refuses a setter-only property as an accessor too', () => {
+    const input = Object.defineProperty({}, 'w', { set: () => {}, enumerable: true })
+    expectInputErrorAt(() => toJsonData(input, site), ['w'], 'accessor property')
+  })
+
+  it('skips non-enumerable properties, accessors included, as JSON does', () => {
+    const input = Object.defineProperty({ a: 1 }, 'hidden', { get: () => { throw new Error('must not run') }, enumerable: false })
+    expect(toJsonData(input, site)).toEqual({ a: 1 })
   })
 
   it('refuses undefined at the root', () => {
-    expectInputErrorAt(() => toJsonData(undefined, site), '$', 'JSON-compatible', 'undefined at $')
+    expectInputErrorAt(() => toJsonData(undefined, site), [], 'JSON-compatible', 'undefined at $')
   })
 
   it('refuses a circular object reference at $.a.self', () => {
     const a: Record<string, unknown> = { x: 1 }
     a.self = a
-    expectInputErrorAt(() => toJsonData({ a }, site), '$.a.self', 'JSON-compatible', 'circular reference at $.a.self')
+    expectInputErrorAt(() => toJsonData({ a }, site), ['a', 'self'], 'JSON-compatible', 'circular reference at $.a.self')
   })
 
   it('refuses a circular array reference at $.a[0]', () => {
     const a: unknown[] = []
     a.push(a)
-    expectInputErrorAt(() => toJsonData({ a }, site), '$.a[0]', 'circular reference at $.a[0]')
+    expectInputErrorAt(() => toJsonData({ a }, site), ['a', '0'], 'circular reference at $.a[0]')
   })
 
   it('refuses a cycle that passes through several levels', () => {
     const top: Record<string, unknown> = {}
     top.child = { list: [{ back: top }] }
-    expectInputErrorAt(() => toJsonData({ top }, site), '$.top.child.list[0].back', 'circular reference')
+    expectInputErrorAt(() => toJsonData({ top }, site), ['top', 'child', 'list', '0', 'back'], 'circular reference')
   })
 
   it('prefixes paths with the given root', () => {
-    expectInputErrorAt(() => toJsonData({ when: new Date() }, site, ['ops', 2, 'value']), '$.ops[2].value.when', 'Date at $.ops[2].value.when')
+    expectInputErrorAt(() => toJsonData({ when: new Date() }, site, ['list', 2, 'value']), ['list', '2', 'value', 'when'], 'Date at $.list[2].value.when')
+  })
+
+  it('names the op of the site in its message and on the error', () => {
+    const error = expectInputErrorAt(() => toJsonData({ when: new Date() }, { ...site, op: 3 }, ['a']), ['a', 'when'], 'settings update for "demo": op 3: ', 'Date at $.a.when')
+    expect(error.op).toBe(3)
+  })
+
+  it.each([
+    ['a function', { f: () => 1 }, 'not-json'],
+    ['a class instance', { d: new Date(0) }, 'not-json'],
+    ['a cycle', (() => { const a: Record<string, unknown> = {}; a.a = a; return a })(), 'not-json'],
+    ['a prototype key', JSON.parse('{"__proto__":1}'), 'prototype-key'],
+    ['deep nesting', nestedObjects(65), 'too-deep'],
+    ['an oversized string', 'x'.repeat(MAX_WRITE_BYTES), 'too-large'],
+  ])('gives %s the machine-readable reason %s', (_name, value, reason) => {
+    expect((thrown(() => toJsonData(value, site)) as SettingsInputError).reason).toBe(reason)
   })
 
   it('carries the site namespace and scope on its errors', () => {
-    const error = expectInputErrorAt(() => toJsonData({ f: () => 1 }, { label: 'settings replace for "demo"', ns: 'demo', scope: 'preset/coder' }), '$.f')
+    const error = expectInputErrorAt(() => toJsonData({ f: () => 1 }, { label: 'settings replace for "demo"', ns: 'demo', scope: 'preset/coder' }), ['f'])
     expect(error.ns).toBe('demo')
     expect(error.scope).toBe('preset/coder')
     expect(error.message.startsWith('settings replace for "demo": ')).toBe(true)
@@ -194,20 +237,20 @@ describe('toJsonData', () => {
 
   it('refuses a __proto__ own key (as JSON.parse makes) with a TypeError naming its path', () => {
     const input = JSON.parse('{"a":{"__proto__":{"polluted":true}}}') as unknown
-    expectInputErrorAt(() => toJsonData(input, site), '$.a.__proto__', 'prototype key "__proto__"', '$.a.__proto__')
+    expectInputErrorAt(() => toJsonData(input, site), ['a', '__proto__'], 'prototype key "__proto__"', '$.a.__proto__')
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
   it('refuses a top-level __proto__ own key', () => {
-    expectInputErrorAt(() => toJsonData(JSON.parse('{"__proto__":1}'), site), '$.__proto__', 'prototype key "__proto__"')
+    expectInputErrorAt(() => toJsonData(JSON.parse('{"__proto__":1}'), site), ['__proto__'], 'prototype key "__proto__"')
   })
 
   it('refuses a constructor key with a TypeError naming its path', () => {
-    expectInputErrorAt(() => toJsonData({ ok: 1, constructor: 'x' }, site), '$.constructor', 'prototype key "constructor"')
+    expectInputErrorAt(() => toJsonData({ ok: 1, constructor: 'x' }, site), ['constructor'], 'prototype key "constructor"')
   })
 
   it('refuses a prototype key inside an array element', () => {
-    expectInputErrorAt(() => toJsonData({ list: [{ prototype: {} }] }, site), '$.list[0].prototype', 'prototype key "prototype"')
+    expectInputErrorAt(() => toJsonData({ list: [{ prototype: {} }] }, site), ['list', '0', 'prototype'], 'prototype key "prototype"')
   })
 
   it('has a depth limit of 64', () => {
@@ -219,13 +262,13 @@ describe('toJsonData', () => {
   })
 
   it('refuses 65 nested objects at the path of the 65th', () => {
-    const at = formatPath(Array.from({ length: 64 }, () => 'd'))
+    const at = Array.from({ length: 64 }, () => 'd')
     expectInputErrorAt(() => toJsonData(nestedObjects(65), site), at, 'nests deeper than 64 levels')
   })
 
   it('counts arrays as nesting levels too', () => {
     expect(toJsonData(nestedArrays(64), site)).toEqual(nestedArrays(64))
-    expectInputErrorAt(() => toJsonData(nestedArrays(65), site), formatPath(Array.from({ length: 64 }, () => 0)), 'nests deeper than 64 levels')
+    expectInputErrorAt(() => toJsonData(nestedArrays(65), site), Array.from({ length: 64 }, () => '0'), 'nests deeper than 64 levels')
   })
 
   it('accepts a scalar inside the 64th level', () => {
@@ -235,7 +278,8 @@ describe('toJsonData', () => {
   })
 
   it('measures depth from the root it is given', () => {
-    expect(toJsonData(nestedObjects(64), site, ['ops', 0, 'value'])).toEqual(nestedObjects(64))
+    expect(toJsonData(nestedObjects(64), site, ['a', 'b', 'c'])).toEqual(nestedObjects(64))
+    expectInputErrorAt(() => toJsonData(nestedObjects(65), site, ['a']), ['a', ...Array.from({ length: 64 }, () => 'd')], 'nests deeper')
   })
 
   it('has a size limit of 1 MiB', () => {
@@ -250,27 +294,27 @@ describe('toJsonData', () => {
   })
 
   it('refuses data one byte past 1 MiB of JSON', () => {
-    expectInputErrorAt(() => toJsonData('x'.repeat(MAX_WRITE_BYTES - 1), site), '$', 'exceeds 1048576 bytes of JSON')
-    expectInputErrorAt(() => toJsonData({ s: 'x'.repeat(MAX_WRITE_BYTES - '{"s":""}'.length + 1) }, site), '$.s', 'exceeds 1048576 bytes')
+    expectInputErrorAt(() => toJsonData('x'.repeat(MAX_WRITE_BYTES - 1), site), [], 'exceeds 1048576 bytes of JSON')
+    expectInputErrorAt(() => toJsonData({ s: 'x'.repeat(MAX_WRITE_BYTES - '{"s":""}'.length + 1) }, site), ['s'], 'exceeds 1048576 bytes')
   })
 
   it('refuses data spread over many entries once it passes 1 MiB', () => {
     const entries: Record<string, string> = {}
     for (let i = 0; i < 1100; i++) entries[`k${i}`] = 'y'.repeat(1000)
-    expectInputErrorAt(() => toJsonData(entries, site), expect.stringMatching(/^\$\.k\d+$/), 'exceeds 1048576 bytes')
+    expectInputErrorAt(() => toJsonData(entries, site), [expect.stringMatching(/^k\d+$/)], 'exceeds 1048576 bytes')
   })
 
   it('measures strings by their UTF-8 bytes, refusing multi-byte text past 1 MiB', () => {
     // 400 000 euro signs are 1 200 002 bytes of UTF-8 JSON, though only 400 002 UTF-16 code units.
     const text = '€'.repeat(400_000)
     expect(new TextEncoder().encode(JSON.stringify(text)).length).toBeGreaterThan(MAX_WRITE_BYTES)
-    expectInputErrorAt(() => toJsonData({ text }, site), expect.any(String), 'exceeds 1048576 bytes')
+    expectInputErrorAt(() => toJsonData({ text }, site), expect.any(Array), 'exceeds 1048576 bytes')
   })
 
   it('counts the separators between array entries, refusing an encoding past 1 MiB', () => {
     const list = new Array<string>(400_000).fill('')
     expect(JSON.stringify(list).length).toBeGreaterThan(MAX_WRITE_BYTES)
-    expectInputErrorAt(() => toJsonData({ list }, site), expect.any(String), 'exceeds 1048576 bytes')
+    expectInputErrorAt(() => toJsonData({ list }, site), expect.any(Array), 'exceeds 1048576 bytes')
   })
 
   it('accepts many small numbers whose JSON encoding is far below 1 MiB', () => {
@@ -330,14 +374,15 @@ describe('toJsonObject', () => {
   ])('refuses %s as not a plain object', (_name, value) => {
     const error = expectInputErrorAt(() => toJsonObject(value, site), undefined, 'settings update for "demo" must be a plain object')
     expect(error.ns).toBe('demo')
+    expect(error.reason).toBe('not-object')
   })
 
   it('still refuses non-JSON data inside the object at its path', () => {
-    expectInputErrorAt(() => toJsonObject({ theme: () => 'x' }, site), '$.theme', 'function at $.theme')
+    expectInputErrorAt(() => toJsonObject({ theme: () => 'x' }, site), ['theme'], 'function at $.theme')
   })
 
   it('refuses a prototype key inside the object', () => {
-    expectInputErrorAt(() => toJsonObject(JSON.parse('{"__proto__":{}}'), site), '$.__proto__', 'prototype key')
+    expectInputErrorAt(() => toJsonObject(JSON.parse('{"__proto__":{}}'), site), ['__proto__'], 'prototype key')
   })
 })
 

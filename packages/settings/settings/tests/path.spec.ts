@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SettingsInputError } from '../src/errors.ts'
-import type { InputSite } from '../src/json.ts'
+import { toJsonData, type InputSite } from '../src/json.ts'
 import { applyPathOps, checkPathOps, MAX_OPS, type CheckedPathOp } from '../src/path.ts'
 import type { JsonObject } from '../src/types.ts'
 import { containers, expectInputError } from './assertions.ts'
@@ -39,10 +39,30 @@ describe('checkPathOps', () => {
     expect(checkPathOps([op], site)).toEqual([{ op: 'set', path: ['a'], value: 1 }])
   })
 
-  it('drops a value given to an unset op', () => {
-    const [op] = checkPathOps([{ op: 'unset', path: ['a'], value: 1 }], site)
-    expect(op).toEqual({ op: 'unset', path: ['a'] })
-    expect(Object.hasOwn(op!, 'value')).toBe(false)
+  it.each([
+    ['a value on an unset', { op: 'unset', path: ['a'], value: 1 }, 'value'],
+    ['a stray key on a set', { op: 'set', path: ['a'], value: 1, merge: true }, 'merge'],
+  ])('refuses %s as a malformed op naming the key', (_name, op, key) => {
+    const error = expectInputError(() => checkPathOps([op], site), `op 0: has an unexpected key "${key}"`)
+    expect(error.reason).toBe('bad-op')
+    expect(error.op).toBe(0)
+  })
+
+  it('reads ops as data: a getter in an op is refused without running it', () => {
+    let ran = 0
+    const op = Object.defineProperty({ op: 'set', value: 1 }, 'path', { get: () => (ran++, ['a']), enumerable: true })
+    const error = expectInputError(() => checkPathOps([op], site), "op 0: must be {op:'set'|'unset', path}")
+    expect(error.reason).toBe('bad-op')
+    expect(ran).toBe(0)
+  })
+
+  it('refuses a hole or an accessor in the ops list as a malformed list', () => {
+    const holey: unknown[] = [{ op: 'unset', path: ['a'] }]
+    holey[2] = { op: 'unset', path: ['b'] }
+    expectInputError(() => checkPathOps(holey, site), 'ops must be an array of path ops without holes or accessors')
+    const accessor: unknown[] = [{ op: 'unset', path: ['a'] }]
+    Object.defineProperty(accessor, 0, { get: () => ({ op: 'unset', path: ['a'] }), enumerable: true })
+    expect(expectInputError(() => checkPathOps(accessor, site)).reason).toBe('bad-op')
   })
 
   it.each([
@@ -52,7 +72,9 @@ describe('checkPathOps', () => {
     ['undefined', undefined],
     ['a number', 3],
   ])('refuses %s instead of an array of ops', (_name, value) => {
-    expectInputError(() => checkPathOps(value, site), 'settings mutate for "demo": ', 'ops must be an array of path ops')
+    const error = expectInputError(() => checkPathOps(value, site), 'settings mutate for "demo": ', 'ops must be an array of path ops')
+    expect(error.reason).toBe('bad-op')
+    expect(error.op).toBeUndefined()
   })
 
   it.each([
@@ -63,7 +85,9 @@ describe('checkPathOps', () => {
     ['a missing op', { path: ['a'], value: 1 }],
     ['a class instance', new (class Op { op = 'set'; path = ['a']; value = 1 })()],
   ])('refuses %s as a malformed op, naming its index', (_name, value) => {
-    expectInputError(() => checkPathOps([{ op: 'unset', path: ['x'] }, value], site), "op 1 must be {op:'set'|'unset', path}")
+    const error = expectInputError(() => checkPathOps([{ op: 'unset', path: ['x'] }, value], site), "op 1: must be {op:'set'|'unset', path}")
+    expect(error.reason).toBe('bad-op')
+    expect(error.op).toBe(1)
   })
 
   it.each([
@@ -73,7 +97,7 @@ describe('checkPathOps', () => {
     ['a nested array segment', { op: 'unset', path: [['a']] }],
     ['a null segment', { op: 'unset', path: ['a', null] }],
   ])('refuses %s as a path that is not an array of strings', (_name, value) => {
-    expectInputError(() => checkPathOps([value], site), 'op 0: op paths must be arrays of strings')
+    expect(expectInputError(() => checkPathOps([value], site), 'op 0: op paths must be arrays of strings').reason).toBe('bad-op')
   })
 
   it('refuses a sparse path array as not an array of strings', () => {
@@ -86,9 +110,13 @@ describe('checkPathOps', () => {
     ['__proto__', ['__proto__', 'polluted']],
     ['constructor', ['a', 'constructor']],
     ['prototype', ['a', 'b', 'prototype']],
-  ])('refuses a %s path segment with a TypeError naming it', (key, path) => {
-    expectInputError(() => checkPathOps([{ op: 'set', path, value: true }], site), 'op 0', `prototype key "${key}"`)
-    expectInputError(() => checkPathOps([{ op: 'unset', path }], site), `prototype key "${key}"`)
+  ])('refuses a %s path segment with a TypeError naming it, at the path up to it', (key, path) => {
+    const set = expectInputError(() => checkPathOps([{ op: 'set', path, value: true }], site), 'op 0', `prototype key "${key}"`)
+    const unset = expectInputError(() => checkPathOps([{ op: 'unset', path }], site), `prototype key "${key}"`)
+    for (const error of [set, unset]) {
+      expect(error.reason).toBe('prototype-key')
+      expect(error.path).toEqual(path.slice(0, path.indexOf(key) + 1))
+    }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
@@ -100,18 +128,41 @@ describe('checkPathOps', () => {
     expectInputError(() => checkPathOps([{ op: 'unset', path: [] }, { op: 'set', path: ['a'], value: undefined }], site), 'op 1: a set op needs a value')
   })
 
-  it('refuses a non-JSON set value at $.ops[i].value', () => {
+  it('refuses a non-JSON set value at its place in the section, naming the op', () => {
     const error = expectInputError(
       () => checkPathOps([{ op: 'unset', path: ['x'] }, { op: 'set', path: ['a'], value: { when: new Date() } }], site),
+      'op 1: ',
       'JSON-compatible',
-      'Date at $.ops[1].value.when',
+      'Date at $.a.when',
     )
-    expect(error.path).toBe('$.ops[1].value.when')
+    expect(error.path).toEqual(['a', 'when'])
+    expect(error.op).toBe(1)
+    expect(error.reason).toBe('not-json')
   })
 
-  it('refuses a prototype key inside a set value at its path', () => {
+  it('refuses a prototype key inside a set value at its place in the section', () => {
     const error = expectInputError(() => checkPathOps([{ op: 'set', path: ['a'], value: JSON.parse('{"__proto__":{}}') }], site), 'prototype key "__proto__"')
-    expect(error.path).toBe('$.ops[0].value.__proto__')
+    expect(error.path).toEqual(['a', '__proto__'])
+    expect(error.reason).toBe('prototype-key')
+  })
+
+  it('refuses the same hostile value at the same place whether it comes as a patch or as a root set', () => {
+    const hostile = { list: [1, 2] as unknown[] }
+    Object.defineProperty(hostile.list, 1, { get: () => 2, enumerable: true })
+    const asOp = expectInputError(() => checkPathOps([{ op: 'set', path: [], value: hostile }], site))
+    const asData = expectInputError(() => toJsonData(hostile, site))
+    expect([asOp.reason, asOp.path]).toEqual([asData.reason, asData.path])
+    expect(asOp.path).toEqual(['list', '1'])
+  })
+
+  it('counts the nesting of a set value from its own root', () => {
+    let value: unknown = {}
+    for (let i = 1; i < 64; i++) value = { d: value }
+    const path = Array.from({ length: 10 }, () => 'p')
+    expect(checkPathOps([{ op: 'set', path, value }], site)[0]).toMatchObject({ path })
+    const error = expectInputError(() => checkPathOps([{ op: 'set', path, value: { d: value } }], site), 'nests deeper than 64 levels')
+    expect(error.reason).toBe('too-deep')
+    expect(error.path).toEqual([...path, ...Array.from({ length: 64 }, () => 'd')])
   })
 
   it(`accepts exactly ${MAX_OPS} ops`, () => {
@@ -122,13 +173,13 @@ describe('checkPathOps', () => {
 
   it('refuses more than 1000 ops', () => {
     const ops = Array.from({ length: 1001 }, () => ({ op: 'unset', path: ['a'] }))
-    expectInputError(() => checkPathOps(ops, site), 'at most 1000 ops')
+    expect(expectInputError(() => checkPathOps(ops, site), 'at most 1000 ops').reason).toBe('too-many-ops')
   })
 
   it('accepts a path of 64 segments and refuses one of 65', () => {
     const path64 = Array.from({ length: 64 }, () => 'd')
     expect(checkPathOps([{ op: 'set', path: path64, value: 1 }], site)[0]!.path).toHaveLength(64)
-    expectInputError(() => checkPathOps([{ op: 'set', path: [...path64, 'd'], value: 1 }], site), 'op 0: path is deeper than 64 segments')
+    expect(expectInputError(() => checkPathOps([{ op: 'set', path: [...path64, 'd'], value: 1 }], site), 'op 0: path is deeper than 64 segments').reason).toBe('too-deep')
   })
 
   it('copies ops at call time so later caller mutation cannot leak in', () => {
@@ -240,11 +291,17 @@ describe('applyPathOps', () => {
     ['a string', 'x'],
     ['null', null],
     ['an array', [1, 2]],
-  ])('refuses to set %s at the section root', (_name, value) => {
+  ])('refuses to set %s at the section root, already when the ops are checked', (_name, value) => {
     const section = { a: 1 }
-    const error = expectInputError(() => apply(section, [{ op: 'set', path: [], value }]), 'setting the section root requires a plain object')
-    expect(error.path).toBe('$')
+    const error = expectInputError(() => checkPathOps([{ op: 'set', path: [], value }], site), 'setting the section root requires a plain object')
+    expect(error.path).toEqual([])
+    expect(error.reason).toBe('not-object')
     expect(section).toEqual({ a: 1 })
+  })
+
+  it('refuses a root set of a non-object in ops built by hand, too', () => {
+    const error = expectInputError(() => applyPathOps({ a: 1 }, [{ op: 'unset', path: ['a'] }, { op: 'set', path: [], value: [1] }], site), 'op 1: setting the section root')
+    expect([error.reason, error.path, error.op]).toEqual(['not-object', [], 1])
   })
 
   it('replaces an array element through its index', () => {
@@ -261,7 +318,8 @@ describe('applyPathOps', () => {
 
   it("refuses a set past an array's length, naming the array's path", () => {
     const error = expectInputError(() => apply({ list: ['a'] }, [{ op: 'set', path: ['list', '2'], value: 'c' }]), 'segment "2"', 'element index', '$.list')
-    expect(error.path).toBe('$.list')
+    expect(error.path).toEqual(['list'])
+    expect(error.reason).toBe('bad-index')
   })
 
   it('removes an array element through an unset and shifts the rest', () => {
@@ -278,12 +336,13 @@ describe('applyPathOps', () => {
 
   it.each([['x'], ['01'], ['-1'], ['1.5'], [''], [' 1']])('refuses the non-index segment %j on an array', (segment) => {
     const error = expectInputError(() => apply({ list: [1, 2] }, [{ op: 'set', path: ['list', segment], value: 0 }]), 'is not an element index of the array at $.list')
-    expect(error.path).toBe('$.list')
+    expect(error.path).toEqual(['list'])
   })
 
   it('refuses a non-index segment on an array in the middle of a path', () => {
-    const error = expectInputError(() => apply({ list: [{ a: 1 }] }, [{ op: 'set', path: ['list', 'x', 'a'], value: 0 }]), 'segment "x"')
-    expect(error.path).toBe('$.list')
+    const error = expectInputError(() => apply({ list: [{ a: 1 }] }, [{ op: 'unset', path: ['z'] }, { op: 'set', path: ['list', 'x', 'a'], value: 0 }]), 'op 1: segment "x"')
+    expect(error.path).toEqual(['list'])
+    expect(error.op).toBe(1)
   })
 
   it('edits one field of an object inside an array', () => {

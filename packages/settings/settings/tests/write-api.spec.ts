@@ -1,7 +1,7 @@
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SettingsInputError, SettingsUnavailableError, SettingsValidationError } from 'dsh-settings'
-import { boot, bootControlled, deferred, settle, type Harness } from './harness.ts'
+import { boot, bootControlled, deferred, drainMicrotasks, type Harness } from './harness.ts'
 import type { ControlledProvider } from './controlled-provider.ts'
 
 const schema = () =>
@@ -118,7 +118,7 @@ describe('call-time checks', () => {
     await expect(provider.mutate('ui', [{ op: 'move', path: [] } as never])).rejects.toThrow(/must be \{op:'set'\|'unset', path\}/)
     await expect(provider.mutate('ui', [{ op: 'unset', path: [1] } as never])).rejects.toThrow(/op paths must be arrays of strings/)
     await expect(provider.mutate('ui', [{ op: 'set', path: ['theme'] } as never])).rejects.toThrow(/needs a value/)
-    await expect(provider.mutate('ui', [{ op: 'set', path: ['at'], value: new Date() }])).rejects.toThrow(/Date at \$\.ops\[0\]\.value/)
+    await expect(provider.mutate('ui', [{ op: 'set', path: ['at'], value: new Date() }])).rejects.toThrow(/op 0: .*Date at \$\.at/)
     await expect(provider.mutate('ui', Array.from({ length: 1001 }, () => ({ op: 'unset' as const, path: ['a'] })))).rejects.toThrow(/at most 1000 ops/)
     expect(provider.document()).toEqual({})
   })
@@ -135,8 +135,9 @@ describe('call-time checks', () => {
 
   it('rejects a wrongly typed expectedRevision', async () => {
     const { provider } = await registered()
-    await expect(provider.update('ui', {}, '3' as never)).rejects.toThrow(/expectedRevision must be an integer/)
+    await expect(provider.update('ui', {}, '3' as never)).rejects.toThrow(/expectedRevision for "ui" must be a revision number/)
     await expect(provider.update('ui', {}, Number.NaN)).rejects.toThrow(TypeError)
+    await expect(provider.update('ui', {}, -1, 'preset/a')).rejects.toMatchObject({ reason: 'bad-revision', ns: 'ui', scope: 'preset/a' })
   })
 })
 
@@ -162,7 +163,7 @@ describe('queue and derivation', () => {
     const gate = deferred()
     provider.gate = gate.promise
     const first = provider.update('ui', { fontSize: 1 })
-    await settle()
+    await provider.reached('gate')
     const rest = [provider.update('ui', { fontSize: 2 }), provider.update('ui', { theme: 'nope' }), provider.update('ui', { theme: 'dark' })]
     provider.gate = undefined
     gate.resolve()
@@ -188,7 +189,7 @@ describe('queue and derivation', () => {
     const gate = deferred()
     provider.gate = gate.promise
     const blocker = provider.update('ui', { fontSize: 1 })
-    await settle()
+    await provider.reached('gate')
     const queued = scope.update({ fontSize: 2 })
     const disposal = fiber.dispose()
     provider.gate = undefined
@@ -210,14 +211,14 @@ describe('queue and derivation', () => {
     const gate = deferred()
     provider.persistGate = gate.promise
     const write = scope.update({ fontSize: 2 })
-    await settle()
+    await provider.reached('persist')
     expect(provider.applyCount).toBe(1)
     const disposal = fiber.dispose()
     provider.persistGate = undefined
     gate.resolve()
     await write
     await disposal
-    await settle()
+    await drainMicrotasks()
     expect(provider.stored).toEqual({ ui: { fontSize: 2 } })
     expect(watcher).not.toHaveBeenCalled()
     expect(listener).not.toHaveBeenCalled()

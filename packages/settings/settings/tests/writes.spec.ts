@@ -57,6 +57,7 @@ describe('checkPayload', () => {
     const error = expectInputError(() => checkPayload(mode, payload, site(mode)), `settings ${mode} for "demo" must be a plain object`)
     expect(error).toBeInstanceOf(TypeError)
     expect(error.ns).toBe('demo')
+    expect(error.reason).toBe('not-object')
   })
 
   it('accepts a null-prototype patch as a plain object', () => {
@@ -68,17 +69,19 @@ describe('checkPayload', () => {
 
   it('refuses a function in a patch at its path', () => {
     const error = expectInputError(() => checkPayload('update', { theme: () => 'dark' }, site('update')), 'JSON-compatible', 'function at $.theme')
-    expect(error.path).toBe('$.theme')
+    expect(error.path).toEqual(['theme'])
+    expect(error.reason).toBe('not-json')
   })
 
   it('refuses a Date in a section at its path', () => {
     const error = expectInputError(() => checkPayload('replace', { value: { at: new Date() } }, site('replace')), 'Date at $.value.at')
-    expect(error.path).toBe('$.value.at')
+    expect(error.path).toEqual(['value', 'at'])
   })
 
   it('refuses a prototype key in a patch at its path', () => {
     const error = expectInputError(() => checkPayload('update', JSON.parse('{"a":{"constructor":1}}'), site('update')), 'prototype key "constructor"')
-    expect(error.path).toBe('$.a.constructor')
+    expect(error.path).toEqual(['a', 'constructor'])
+    expect(error.reason).toBe('prototype-key')
   })
 
   it('returns checked ops for mutate', () => {
@@ -98,12 +101,12 @@ describe('checkPayload', () => {
   })
 
   it('refuses a patch past 1 MiB of JSON', () => {
-    expectInputError(() => checkPayload('update', { big: 'x'.repeat(1024 * 1024) }, site('update')), 'exceeds 1048576 bytes')
+    expect(expectInputError(() => checkPayload('update', { big: 'x'.repeat(1024 * 1024) }, site('update')), 'exceeds 1048576 bytes').reason).toBe('too-large')
   })
 
   it('refuses mutate ops whose values together pass 1 MiB of JSON', () => {
     const ops = Array.from({ length: 600 }, (_, i) => ({ op: 'set', path: [`k${i}`], value: 'v'.repeat(2000) }))
-    expectInputError(() => checkPayload('mutate', ops, site('mutate')), 'ops exceed 1048576 bytes')
+    expect(expectInputError(() => checkPayload('mutate', ops, site('mutate')), 'ops exceed 1048576 bytes').reason).toBe('too-large')
   })
 
   it('accepts mutate ops below 1 MiB in total', () => {

@@ -86,7 +86,7 @@ describe('deployment', () => {
     expect(deployment.file).toBe(join(deployment.home, 'settings.yaml'))
     expect(deployment.pageUrl).toBe(`${deployment.url}/#token=${deployment.token}`)
     expect(deployment.scopes.has('preset/coder')).toBe(true)
-    expect(deployment.logs().some((line) => line.includes(`settings page: ${deployment.pageUrl}`))).toBe(true)
+    expect(deployment.logs().some((line) => line.includes(`page and API: ${deployment.pageUrl}`))).toBe(true)
     expect(deployment.logs().join('\n')).not.toContain(SECRET)
   })
 

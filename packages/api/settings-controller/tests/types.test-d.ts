@@ -1,27 +1,25 @@
 /**
- * The client type derived from the controller's class.
- *
- * What these tests prove (at compile time, under `pnpm typecheck`; the runtime assertions only
- * keep vitest's count honest): `SettingsRemote` has exactly the exposed methods, each async, with
- * the server-supplied `AbortSignal` parameters removed, and it is what `ctx.remote.settings` is
- * typed as through the `RemoteServices` augmentation.
+ * The client type derived from the controller's class, checked by tsc in vitest's typecheck mode:
+ * `SettingsRemote` has exactly the exposed methods, each async, with the server-supplied
+ * `AbortSignal` parameters removed, and it is what `ctx.remote.settings` is typed as through the
+ * `RemoteServices` augmentation.
  */
-import { describe, expect, expectTypeOf, it } from 'vitest'
+import { describe, expectTypeOf, it } from 'vitest'
 import type { RemoteServices } from 'dsh-remote'
 import type { SettingsNamespaceView } from 'dsh-settings'
-import {
+import type {
+  AgentPresetDirectoryOpenValue,
+  SettingsDescribeValue,
+  SettingsDocumentOpenValue,
+  SettingsPathOpView,
+  SettingsRemote,
   settingsRemoteMethods,
-  type AgentPresetDirectoryOpenValue,
-  type SettingsDescribeValue,
-  type SettingsDocumentOpenValue,
-  type SettingsPathOpView,
-  type SettingsRemote,
 } from '../src/index.ts'
 
 describe('SettingsRemote', () => {
   it('lists exactly the exposed methods', () => {
     expectTypeOf<keyof SettingsRemote>().toEqualTypeOf<(typeof settingsRemoteMethods)[number]>()
-    expect(settingsRemoteMethods).toHaveLength(7)
+    expectTypeOf<(typeof settingsRemoteMethods)['length']>().toEqualTypeOf<7>()
   })
 
   it('derives async signatures without the server-supplied signal', () => {
@@ -31,14 +29,20 @@ describe('SettingsRemote', () => {
     >()
     expectTypeOf<SettingsRemote['mutate']>().parameter(1).toEqualTypeOf<SettingsPathOpView[]>()
     expectTypeOf<SettingsRemote['openSettingsDocument']>().toEqualTypeOf<() => Promise<SettingsDocumentOpenValue>>()
-    // dsh-remote's RemoteMethod widens a zero-parameter method to `(...args: unknown[])`; the answer type is exact.
-    expectTypeOf<SettingsRemote['canOpenAgentPresetDirectory']>().returns.toEqualTypeOf<Promise<boolean>>()
+    expectTypeOf<SettingsRemote['canOpenAgentPresetDirectory']>().toEqualTypeOf<() => Promise<boolean>>()
     expectTypeOf<SettingsRemote['openAgentPresetDirectory']>().toEqualTypeOf<(presetId: string) => Promise<AgentPresetDirectoryOpenValue>>()
-    expect(true).toBe(true)
+  })
+
+  it('refuses arguments a method does not take', () => {
+    const remote = {} as SettingsRemote
+    // @ts-expect-error: canOpenAgentPresetDirectory takes no arguments
+    void (() => remote.canOpenAgentPresetDirectory('preset/coder'))
+    // @ts-expect-error: the signal of openSettingsDocument is the server's to supply
+    void (() => remote.openSettingsDocument(new AbortController().signal))
+    expectTypeOf(remote.openSettingsDocument).toBeCallableWith()
   })
 
   it('types ctx.remote.settings through RemoteServices', () => {
     expectTypeOf<RemoteServices['settings']>().toEqualTypeOf<SettingsRemote>()
-    expect(true).toBe(true)
   })
 })

@@ -1,7 +1,8 @@
 /**
- * The client's types: `RemoteService` derives a client shape from a service
- * class (every call async, a trailing `AbortSignal` left to the server), and
- * `createRemote` checks calls against it.
+ * The client's types, checked by tsc in vitest's typecheck mode: `RemoteService`
+ * derives a client shape from a service class (every call async, a trailing
+ * `AbortSignal` left to the server, a method without parameters taking none),
+ * and `createRemote` checks calls against it.
  */
 import { describe, expectTypeOf, it } from 'vitest'
 import { createRemote } from '../src/client.ts'
@@ -13,11 +14,13 @@ declare class Controller {
   update(ns: string, patch: Record<string, unknown>, expectedRevision?: number | null, scope?: string): Promise<{ revision: number }>
   openSettingsDocument(signal: AbortSignal): Promise<{ opened: true }>
   openAgentPresetDirectory(presetId: string, signal?: AbortSignal): Promise<{ opened: boolean; directory?: string }>
+  canOpen(): boolean
+  ping(signal?: AbortSignal): Promise<'pong'>
   private secretHelper(): void
   internal(): void
 }
 
-type ControllerRemote = RemoteService<Controller, 'describe' | 'update' | 'openSettingsDocument' | 'openAgentPresetDirectory'>
+type ControllerRemote = RemoteService<Controller, 'describe' | 'update' | 'openSettingsDocument' | 'openAgentPresetDirectory' | 'canOpen' | 'ping'>
 
 describe('RemoteService', () => {
   it('makes every method async and keeps the parameters', () => {
@@ -31,8 +34,18 @@ describe('RemoteService', () => {
     expectTypeOf<ControllerRemote['openAgentPresetDirectory']>().parameters.toEqualTypeOf<[presetId: string]>()
   })
 
+  it('gives a method without parameters a client method without parameters', () => {
+    expectTypeOf<ControllerRemote['canOpen']>().toEqualTypeOf<() => Promise<boolean>>()
+    expectTypeOf<ControllerRemote['canOpen']>().parameters.toEqualTypeOf<[]>()
+    expectTypeOf<RemoteMethod<() => void>>().toEqualTypeOf<() => Promise<void>>()
+  })
+
+  it('gives a method whose only parameter is an optional signal no parameters either', () => {
+    expectTypeOf<ControllerRemote['ping']>().toEqualTypeOf<() => Promise<'pong'>>()
+  })
+
   it('lists only the chosen methods', () => {
-    expectTypeOf<keyof ControllerRemote>().toEqualTypeOf<'describe' | 'update' | 'openSettingsDocument' | 'openAgentPresetDirectory'>()
+    expectTypeOf<keyof ControllerRemote>().toEqualTypeOf<'describe' | 'update' | 'openSettingsDocument' | 'openAgentPresetDirectory' | 'canOpen' | 'ping'>()
   })
 
   it('types a plain function too', () => {
@@ -55,6 +68,13 @@ describe('createRemote', () => {
     void remote.other
     // @ts-expect-error: a wrong argument type
     void (() => remote.settings.describe(42))
+    expectTypeOf(remote.settings.canOpen).toBeCallableWith()
+    // @ts-expect-error: a method without parameters takes no arguments
+    void (() => remote.settings.canOpen(1))
+    // @ts-expect-error: nor does one whose only parameter is the server's signal
+    void (() => remote.settings.ping('x'))
+    // @ts-expect-error: nor may an open method be handed the signal the server supplies
+    void (() => remote.settings.openSettingsDocument(new AbortController().signal))
   })
 
   it('accepts any service and method when untyped', () => {
