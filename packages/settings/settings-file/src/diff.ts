@@ -1,4 +1,5 @@
 import { dataEqual } from 'dsh-settings'
+import { isPlainObject } from 'dsh-settings/data'
 
 /** A path into a document: object keys as strings, array indexes as numbers. */
 export type DocumentPath = (string | number)[]
@@ -7,10 +8,6 @@ export type DocumentPath = (string | number)[]
 export type DocumentEdit =
   | { op: 'set'; path: DocumentPath; value: unknown }
   | { op: 'delete'; path: DocumentPath }
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /**
  * The edits that turn `prev` into `next`, as deep as possible, so an editor can
@@ -43,14 +40,4 @@ export function diffDocuments(prev: unknown, next: unknown, path: DocumentPath =
   }
   edits.push({ op: 'set', path, value: next })
   return edits
-}
-
-/** The value at `path` inside `root`, or `undefined`. */
-export function valueAt(root: unknown, path: DocumentPath): unknown {
-  let node = root
-  for (const segment of path) {
-    if (node === null || typeof node !== 'object') return undefined
-    node = (node as Record<string | number, unknown>)[segment]
-  }
-  return node
 }

@@ -1,5 +1,6 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node, type Pair, type ParsedNode, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml'
-import { valueAt, type DocumentEdit, type DocumentPath } from './diff.ts'
+import { valueAt } from 'dsh-settings/data'
+import type { DocumentEdit, DocumentPath } from './diff.ts'
 import { findAliasUses, findAnchors, isMergePair, mergedKeys } from './yaml-anchors.ts'
 import { isInline, renderAfterColon, renderBlock, renderBlockKey, renderBlockScalar, renderFlow, renderKey, renderScalar } from './render.ts'
 

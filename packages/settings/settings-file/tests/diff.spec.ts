@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { diffDocuments, valueAt, type DocumentEdit } from '../src/diff.ts'
+import { diffDocuments, type DocumentEdit } from '../src/diff.ts'
 
 describe('diffDocuments', () => {
   it('finds no edits between deep-equal documents', () => {
@@ -97,33 +97,5 @@ describe('diffDocuments', () => {
     const before = JSON.stringify([prev, next])
     diffDocuments(prev, next)
     expect(JSON.stringify([prev, next])).toBe(before)
-  })
-})
-
-describe('valueAt', () => {
-  const root = { a: { list: ['x', { deep: true }] }, n: null, s: 'text' }
-
-  it('returns the root for the empty path', () => {
-    expect(valueAt(root, [])).toBe(root)
-  })
-
-  it('follows object keys and array indexes', () => {
-    expect(valueAt(root, ['a', 'list', 1, 'deep'])).toBe(true)
-    expect(valueAt(root, ['a', 'list', 0])).toBe('x')
-  })
-
-  it('returns undefined for a missing key or index', () => {
-    expect(valueAt(root, ['a', 'missing'])).toBeUndefined()
-    expect(valueAt(root, ['a', 'list', 5])).toBeUndefined()
-  })
-
-  it('returns undefined through a null or a scalar instead of throwing', () => {
-    expect(valueAt(root, ['n', 'x'])).toBeUndefined()
-    expect(valueAt(root, ['s', 'length'])).toBeUndefined()
-    expect(valueAt(undefined, ['a'])).toBeUndefined()
-  })
-
-  it('returns a null value itself', () => {
-    expect(valueAt(root, ['n'])).toBeNull()
   })
 })

@@ -3,9 +3,6 @@ import { SettingsInputError, type SettingsInputReason } from './errors.ts'
 import { PROTOTYPE_KEYS } from './ids.ts'
 import type { JsonObject, JsonValue } from './types.ts'
 
-// The plain-object test and the safe key setter live in data.ts; they are re-exported
-// here because the seam's input checks have always offered them under this module.
-export { isPlainObject, setOwn }
 
 /** Deepest nesting a written value may have, and the most segments an op path may have. */
 export const MAX_DEPTH = 64
@@ -167,15 +164,6 @@ export function toJsonObject(value: unknown, site: InputSite): JsonObject {
     throw new SettingsInputError(`${site.label} must be a plain object`, { reason: 'not-object', ns: site.ns, scope: site.scope })
   }
   return toJsonData(value, site) as JsonObject
-}
-
-/**
- * Copy data read from storage without trusting it: plain objects and arrays are
- * copied (a `__proto__` key stays an own data property, never a prototype), and
- * anything else is kept as it is.
- */
-export function cloneStored(value: unknown): unknown {
-  return copyData(value)
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
+import Schema from 'schemastery'
 import type { SettingsTransaction } from './transactions.ts'
-import { cloneStored } from './json.ts'
+import { copyData } from './data.ts'
 import { SettingsProvider } from './provider.ts'
 import type { SettingsDocument } from './types.ts'
 
@@ -11,6 +12,16 @@ import type { SettingsDocument } from './types.ts'
  * edits run one at a time on one chain.
  */
 export class MemorySettingsProvider extends SettingsProvider {
+  /**
+   * The config schema cordis resolves `ctx.plugin(MemorySettingsProvider, config)` with.
+   * `document` passes through as given: checking stored content is the seam's job, and it
+   * reports a malformed document the way it reports one read from any store.
+   */
+  static readonly Config: Schema<MemorySettingsProvider.Config> = Schema.object({
+    document: Schema.any().description('The initial raw document, as a store would hold it; copied, never aliased.'),
+    writable: Schema.boolean().default(true).description('Whether writes are accepted; false makes a read-only provider.'),
+  })
+
   private stored: SettingsDocument
   private readonly canWrite: boolean
   private chain: Promise<void> = Promise.resolve()
@@ -19,7 +30,7 @@ export class MemorySettingsProvider extends SettingsProvider {
 
   constructor(ctx: Context, config: MemorySettingsProvider.Config = {}) {
     super(ctx)
-    this.stored = cloneStored(config.document ?? {}) as SettingsDocument
+    this.stored = copyData(config.document ?? {}) as SettingsDocument
     this.canWrite = config.writable ?? true
   }
 
@@ -28,15 +39,15 @@ export class MemorySettingsProvider extends SettingsProvider {
   }
 
   protected load(): SettingsDocument {
-    return cloneStored(this.stored) as SettingsDocument
+    return copyData(this.stored) as SettingsDocument
   }
 
   protected transact(transaction: SettingsTransaction): Promise<void> {
     return this.exclusive(() => {
-      const current = cloneStored(this.stored) as SettingsDocument
+      const current = copyData(this.stored) as SettingsDocument
       const next = transaction.apply(current)
       if (next !== current) {
-        this.stored = cloneStored(next) as SettingsDocument
+        this.stored = copyData(next) as SettingsDocument
         this.persistCount++
       }
       transaction.commit()
@@ -45,7 +56,7 @@ export class MemorySettingsProvider extends SettingsProvider {
 
   /** A detached copy of the stored raw document. */
   document(): SettingsDocument {
-    return cloneStored(this.stored) as SettingsDocument
+    return copyData(this.stored) as SettingsDocument
   }
 
   /**
@@ -54,8 +65,8 @@ export class MemorySettingsProvider extends SettingsProvider {
    */
   edit(document: SettingsDocument): Promise<void> {
     return this.exclusive(() => {
-      this.stored = cloneStored(document) as SettingsDocument
-      this.publish(cloneStored(document) as SettingsDocument)
+      this.stored = copyData(document) as SettingsDocument
+      this.publish(copyData(document) as SettingsDocument)
     })
   }
 

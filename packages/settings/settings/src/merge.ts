@@ -1,7 +1,5 @@
 import { copyData, isPlainObject, setOwn } from './data.ts'
 
-// TEMP: path.ts still imports copyData from here.
-export { copyData } from './data.ts'
 
 /**
  * Layer values over each other, lowest first. Plain objects merge key by key,

@@ -1,7 +1,8 @@
 import { copyData } from './data.ts'
 import { SettingsInputError } from './errors.ts'
 import { PROTOTYPE_KEYS } from './ids.ts'
-import { inputError, isPlainObject, MAX_DEPTH, readOwnData, toJsonData, type InputSite } from './json.ts'
+import { isPlainObject } from './data.ts'
+import { inputError, MAX_DEPTH, readOwnData, toJsonData, type InputSite } from './json.ts'
 import type { JsonObject, JsonValue } from './types.ts'
 
 /** Most ops one `mutate` call may carry. */

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { SettingsInputError } from '../src/errors.ts'
 import {
-  cloneStored,
   formatPath,
-  isPlainObject,
   MAX_DEPTH,
   MAX_WRITE_BYTES,
   storedSectionProblem,
@@ -11,6 +9,7 @@ import {
   toJsonObject,
   type InputSite,
 } from '../src/json.ts'
+import { isPlainObject } from '../src/data.ts'
 import { containers, expectInputErrorAt, thrown } from './assertions.ts'
 
 const site: InputSite = { label: 'settings update for "demo"', ns: 'demo' }
@@ -35,21 +34,6 @@ class Point {
     readonly y: number,
   ) {}
 }
-
-describe('isPlainObject', () => {
-  it('accepts object literals and null-prototype objects', () => {
-    expect(isPlainObject({})).toBe(true)
-    expect(isPlainObject({ a: 1 })).toBe(true)
-    expect(isPlainObject(Object.create(null))).toBe(true)
-    expect(isPlainObject(JSON.parse('{"__proto__":{"x":1}}'))).toBe(true)
-  })
-
-  it('refuses arrays, null, primitives, functions and class instances', () => {
-    for (const value of [[], null, undefined, 0, 'a', true, 1n, Symbol('s'), () => 1, new Date(), new Map(), new Point(1, 2), /re/, Object.create({})]) {
-      expect(isPlainObject(value)).toBe(false)
-    }
-  })
-})
 
 describe('formatPath', () => {
   it('renders the root as $', () => {
@@ -383,69 +367,6 @@ describe('toJsonObject', () => {
 
   it('refuses a prototype key inside the object', () => {
     expectInputErrorAt(() => toJsonObject(JSON.parse('{"__proto__":{}}'), site), ['__proto__'], 'prototype key')
-  })
-})
-
-describe('cloneStored', () => {
-  it('deep-copies plain objects and arrays', () => {
-    const input = { a: { b: [1, { c: 2 }] }, s: 'x', n: null }
-    const result = cloneStored(input)
-    expect(result).toEqual(input)
-    const before = containers(input)
-    for (const node of containers(result)) expect(before.has(node)).toBe(false)
-  })
-
-  it('keeps a __proto__ own key as data without changing the prototype', () => {
-    const input = JSON.parse('{"__proto__":{"polluted":true},"a":{"__proto__":[1,2]}}') as Record<string, unknown>
-    const result = cloneStored(input) as Record<string, unknown>
-    expect(Object.getPrototypeOf(result)).toBe(Object.prototype)
-    expect(Object.hasOwn(result, '__proto__')).toBe(true)
-    expect(Object.keys(result)).toEqual(['__proto__', 'a'])
-    expect(result.polluted).toBeUndefined()
-    const own = Object.getOwnPropertyDescriptor(result, '__proto__')!
-    expect(own.value).toEqual({ polluted: true })
-    expect(own.value).not.toBe(Object.getOwnPropertyDescriptor(input, '__proto__')!.value)
-    expect(own.enumerable).toBe(true)
-    expect(own.writable).toBe(true)
-
-    const nested = result.a as Record<string, unknown>
-    expect(Object.getPrototypeOf(nested)).toBe(Object.prototype)
-    expect(Object.getOwnPropertyDescriptor(nested, '__proto__')!.value).toEqual([1, 2])
-    expect(Array.isArray(nested)).toBe(false)
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-  })
-
-  it('keeps constructor and prototype keys as data', () => {
-    const input = JSON.parse('{"constructor":{"x":1},"prototype":2}') as Record<string, unknown>
-    const result = cloneStored(input) as Record<string, unknown>
-    expect(Object.getOwnPropertyDescriptor(result, 'constructor')!.value).toEqual({ x: 1 })
-    expect(result.prototype).toBe(2)
-    expect(Object.getPrototypeOf(result)).toBe(Object.prototype)
-  })
-
-  it('copies a null-prototype object into a writable plain object', () => {
-    const input = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1, b: [2] })
-    const result = cloneStored(input) as Record<string, unknown>
-    expect(Object.keys(result)).toEqual(['a', 'b'])
-    expect(result.b).toEqual([2])
-    expect(result.b).not.toBe(input.b)
-    result.a = 5
-    expect(result.a).toBe(5)
-    expect(input.a).toBe(1)
-  })
-
-  it('keeps non-plain values as they are', () => {
-    const date = new Date(0)
-    const map = new Map()
-    expect(cloneStored(date)).toBe(date)
-    expect(cloneStored(map)).toBe(map)
-    expect(cloneStored(42)).toBe(42)
-    expect(cloneStored('x')).toBe('x')
-    expect(cloneStored(null)).toBeNull()
-    expect(cloneStored(undefined)).toBeUndefined()
-    const result = cloneStored({ when: date, list: [map] }) as { when: unknown; list: unknown[] }
-    expect(result.when).toBe(date)
-    expect(result.list[0]).toBe(map)
   })
 })
 

@@ -1,20 +1,9 @@
 /** Small helpers for reading JSON data by path, shared by the field builder and the op planner. */
 
-/** A plain JSON object (not an array, not null). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import { isPlainObject, valueAt as getAt } from 'dsh-settings/data'
 
-/** The value at `path` inside `root`, or `undefined` when some step is missing. */
-export function getAt(root: unknown, path: readonly string[]): unknown {
-  let current = root
-  for (const key of path) {
-    if (Array.isArray(current) && /^\d+$/.test(key)) current = current[Number(key)]
-    else if (isPlainObject(current) && Object.hasOwn(current, key)) current = current[key]
-    else return undefined
-  }
-  return current
-}
+// The seam's own data helpers: the page reads views by the same rules the seam wrote them with.
+export { getAt, isPlainObject }
 
 /** Whether `root` holds an entry at `path` (a stored `null` counts: it masks the layers below). */
 export function hasAt(root: unknown, path: readonly string[]): boolean {
