@@ -13,6 +13,8 @@ export interface TempOptions {
   gid?: number
   /** The writer named in the temp file's name, so a dead writer's leftover can be told apart. */
   writer?: LockOwner
+  /** Whether to fsync the temp file; default true. A lock record, rewritten on every acquisition, skips it. */
+  durable?: boolean
 }
 
 /**
@@ -34,7 +36,7 @@ export async function writeTemp(file: string, text: string, options: TempOptions
       if (asRoot && options.uid !== undefined && options.gid !== undefined && options.uid >= 0 && options.gid >= 0 && (options.uid !== 0 || options.gid !== 0)) {
         await handle.chown(options.uid, options.gid)
       }
-      await handle.sync()
+      if (options.durable !== false) await handle.sync()
     } finally {
       await handle.close()
     }

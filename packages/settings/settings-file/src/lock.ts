@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs'
-import { open, unlink } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { closeSync, fstatSync, linkSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { SettingsLockTimeoutError } from './errors.ts'
 import { currentOwner, hostFacts, isOwnerGone, parseOwner, type LockOwner } from './owner.ts'
-import { tempName } from './leftovers.ts'
+import { writeTemp } from './atomic.ts'
+import { openIfPresent } from './version.ts'
 
 /**
  * The document lock: a file beside the document that exists exactly while a
@@ -88,27 +87,10 @@ class LockProtocol {
     return this.hook?.(step, path)
   }
 
-  /** Write this record to a fresh private temp file beside `path`; a failed write leaves no temp file. */
-  private async writeTemp(path: string): Promise<string> {
-    const temp = join(dirname(path), tempName(basename(path), this.owner))
-    const handle = await open(temp, 'wx', 0o600)
-    try {
-      try {
-        await handle.writeFile(this.record)
-      } finally {
-        await handle.close()
-      }
-    } catch (error) {
-      await unlink(temp).catch(() => {})
-      throw error
-    }
-    return temp
-  }
-
   /** Create `path` holding this record, only if nothing is there; the file never exists without the record. */
   async createExclusive(path: string): Promise<boolean> {
     await this.step('write-record', path)
-    const temp = await this.writeTemp(path)
+    const temp = await writeTemp(path, this.record, { writer: this.owner, durable: false })
     try {
       await this.step('link', path)
       linkSync(temp, path)
@@ -125,13 +107,8 @@ class LockProtocol {
   /** Read what `path` holds now, or `undefined` when it does not exist (synchronous: a lock file is a few bytes). */
   async inspect(path: string): Promise<Entry | undefined> {
     await this.step('inspect', path)
-    let fd: number
-    try {
-      fd = openSync(path, 'r')
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined
-      throw error
-    }
+    const fd = openIfPresent(path)
+    if (fd === undefined) return undefined
     try {
       const info = fstatSync(fd)
       const owner = parseOwner(readFileSync(fd, 'utf8'))
@@ -175,7 +152,7 @@ class LockProtocol {
 
   /** Replace whatever `path` holds with this record in one rename: the path is never absent. */
   private async writeOver(path: string): Promise<void> {
-    const temp = await this.writeTemp(path)
+    const temp = await writeTemp(path, this.record, { writer: this.owner, durable: false })
     try {
       await this.step('replace', path)
       renameSync(temp, path)

@@ -53,19 +53,24 @@ async function readOpen(fd: number, handle: () => Promise<FileHandle>, size: big
   return (await handle()).readFile('utf8')
 }
 
+/** Open `path` for reading, or answer `undefined` when nothing is there. */
+export function openIfPresent(path: string): number | undefined {
+  try {
+    return openSync(path, 'r')
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined
+    throw error
+  }
+}
+
 /**
  * Read the file at `path` with its signature, taken from the open file before
  * and after the read; a rewrite during the read is read again.
  */
 export async function readVersion(path: string): Promise<FileVersion> {
   for (;;) {
-    let fd: number
-    try {
-      fd = openSync(path, 'r')
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return ABSENT
-      throw error
-    }
+    const fd = openIfPresent(path)
+    if (fd === undefined) return ABSENT
     let handle: FileHandle | undefined
     try {
       const before = fstatSync(fd, { bigint: true })
