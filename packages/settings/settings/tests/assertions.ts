@@ -45,3 +45,11 @@ export function sharesNothing(result: unknown, ...inputs: unknown[]): boolean {
   for (const node of containers(result)) if (seen.has(node)) return false
   return true
 }
+
+/** A class instance: data that is an object but not plain, for the input checks to refuse. */
+export class Point {
+  constructor(
+    readonly x: number,
+    readonly y: number,
+  ) {}
+}

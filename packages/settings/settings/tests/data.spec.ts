@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { copyData, frozenCopy, isPlainObject, setOwn, valueAt } from '../src/data.ts'
-import { sharesNothing } from './assertions.ts'
-
-/** Every object and array reachable from `value` (including itself). */
-function containers(value: unknown, into = new Set<object>()): Set<object> {
-  if (typeof value === 'object' && value !== null && !into.has(value)) {
-    into.add(value)
-    for (const key of Object.keys(value)) containers((value as Record<string, unknown>)[key], into)
-  }
-  return into
-}
+import { containers, Point, sharesNothing } from './assertions.ts'
 
 function sample() {
   return { theme: 'dark', editor: { font: { size: 12 }, rulers: [80, 120] }, groups: [{ name: 'a', tags: ['x'] }, [1, [2]]], none: null }
@@ -125,13 +116,6 @@ describe('copyData', () => {
     expect(JSON.parse(JSON.stringify(result))).toEqual({ a: { b: 1 } })
   })
 })
-
-class Point {
-  constructor(
-    readonly x: number,
-    readonly y: number,
-  ) {}
-}
 
 describe('isPlainObject', () => {
   it('accepts object literals and null-prototype objects', () => {

@@ -10,7 +10,7 @@ import {
   type InputSite,
 } from '../src/json.ts'
 import { isPlainObject } from '../src/data.ts'
-import { containers, expectInputErrorAt, thrown } from './assertions.ts'
+import { containers, expectInputErrorAt, Point, thrown } from './assertions.ts'
 
 const site: InputSite = { label: 'settings update for "demo"', ns: 'demo' }
 
@@ -26,13 +26,6 @@ function nestedArrays(n: number): unknown {
   let value: unknown = []
   for (let i = 1; i < n; i++) value = [value]
   return value
-}
-
-class Point {
-  constructor(
-    readonly x: number,
-    readonly y: number,
-  ) {}
 }
 
 describe('formatPath', () => {
