@@ -26,18 +26,20 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
  * copy is safe for data read from storage and for caller objects alike.
  */
 export function copyData<T>(value: T, options: { freeze?: boolean } = {}): T {
-  const freeze = options.freeze === true
-  const copy = (input: unknown): unknown => {
-    if (Array.isArray(input)) {
-      const items = input.map(copy)
-      return freeze ? Object.freeze(items) : items
-    }
-    if (!isPlainObject(input)) return input
-    const result: Record<string, unknown> = {}
-    for (const key of Object.keys(input)) setOwn(result, key, copy(input[key]))
-    return freeze ? Object.freeze(result) : result
+  return copyNode(value, options.freeze === true) as T
+}
+
+// A module-level walker rather than a closure per call: copies run on every write and every read of a value.
+function copyNode(input: unknown, freeze: boolean): unknown {
+  if (Array.isArray(input)) {
+    const items: unknown[] = new Array(input.length)
+    for (let index = 0; index < input.length; index++) items[index] = copyNode(input[index], freeze)
+    return freeze ? Object.freeze(items) : items
   }
-  return copy(value) as T
+  if (!isPlainObject(input)) return input
+  const result: Record<string, unknown> = {}
+  for (const key of Object.keys(input)) setOwn(result, key, copyNode(input[key], freeze))
+  return freeze ? Object.freeze(result) : result
 }
 
 /** {@link copyData} with every plain object and array of the copy frozen. */
