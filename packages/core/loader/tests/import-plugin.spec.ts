@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Context, type Plugin } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { importPlugin, processConditions, resolveSpecifier } from '../src/import-plugin.ts'
+import { endChildren } from 'dsh-testing'
 
 /** The checkout this test runs in (the tests folder is three levels below it). */
 const WORKSPACE = resolve(fileURLToPath(import.meta.url), '../../../../..')
@@ -22,13 +23,7 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((done) => child.once('exit', done))
-      child.kill('SIGKILL')
-      await gone
-    }
-  }
+  await endChildren(children)
   await rm(dir, { recursive: true, force: true })
 })
 

@@ -4,10 +4,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { namedScopeOf } from 'dsh-scope'
 import { DeploymentLoader } from '../src/loader.ts'
 import { planDeployment } from '../src/plan.ts'
-import { deferred, eventually } from 'dsh-testing'
+import { deferred, drainMicrotasks, type Deferred } from 'dsh-testing'
+import { fibersSettled } from './fibers.ts'
 
-/** Let every pending microtask and the plugin applications they start run out. */
-const flush = () => new Promise<void>((done) => setImmediate(done))
+/**
+ * Resolve once the microtask queue has run dry. The loader, cordis and the
+ * fake modules here only chain promises, so afterwards nothing they started can
+ * still be on its way: a check that something has not happened (a replacement
+ * plugged while a disposal is held) is then final.
+ */
 
 /** What one application of a fake plugin saw. */
 interface Instance {
@@ -28,6 +33,7 @@ class FakeModules {
   readonly loads: string[] = []
   /** A disposal of this specifier waits for the promise before it completes. */
   readonly gates = new Map<string, Promise<void>>()
+  private readonly arrivals = new Map<string, Deferred>()
   /** Specifiers whose next loads fail. */
   readonly broken = new Set<string>()
   private readonly plugins = new Map<string, Plugin>()
@@ -54,12 +60,24 @@ class FakeModules {
           modules.events.push(`dispose ${id}`)
           const gate = modules.gates.get(specifier)
           if (!gate) return
+          modules.arrival(specifier).resolve()
           return gate.then(() => {
             modules.events.push(`disposed ${id}`)
           })
         })
       },
     }
+  }
+
+  private arrival(specifier: string): Deferred {
+    let arrival = this.arrivals.get(specifier)
+    if (!arrival) this.arrivals.set(specifier, (arrival = deferred()))
+    return arrival
+  }
+
+  /** Settles once a disposal of `specifier` is held at its gate. */
+  gateReached(specifier: string): Promise<void> {
+    return this.arrival(specifier).promise
   }
 
   /** The applications of `specifier`, oldest first. */
@@ -80,11 +98,32 @@ let root: Context
 let modules: FakeModules
 let loader: DeploymentLoader
 let logs: string[]
+let heard: Set<() => void>
+
+/** Settles once a captured log line (already captured or still to come) matches. */
+function logged(match: (line: string) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const hear = () => {
+      if (!logs.some(match)) return
+      heard.delete(hear)
+      resolve()
+    }
+    heard.add(hear)
+    hear()
+  })
+}
 
 beforeEach(() => {
   root = new Context()
   logs = []
-  const exporter = { colors: false as const, export: (message: Parameters<typeof Logger.format>[1]) => logs.push(`[${message.type}] ${message.name} ${Logger.format(exporter, message)}`) }
+  heard = new Set()
+  const exporter = {
+    colors: false as const,
+    export: (message: Parameters<typeof Logger.format>[1]) => {
+      logs.push(`[${message.type}] ${message.name} ${Logger.format(exporter, message)}`)
+      for (const hear of [...heard]) hear()
+    },
+  }
   root.logger.exporter(exporter)
   modules = new FakeModules()
   loader = new DeploymentLoader(root, { baseDir: BASE, load: modules.load })
@@ -95,10 +134,10 @@ afterEach(async () => {
   await loader.dispose()
 })
 
-/** Plan a deployment text and apply it. */
+/** Plan a deployment text, apply it and wait until every plugin it plugged or unplugged has settled. */
 async function deploy(text: string): Promise<void> {
   await loader.apply(planDeployment(text, {}))
-  await flush()
+  await fibersSettled(root)
 }
 
 const yaml = (...lines: string[]) => ['plugins:', ...lines, ''].join('\n')
@@ -147,15 +186,15 @@ describe('DeploymentLoader: re-plugging', () => {
     const applying = loader.apply(planDeployment(yaml('  pkg-a:', '    n: 1', '  pkg-b:', '    n: 2', '  pkg-c:', '    n: 1'), {})).then(() => {
       applied = true
     })
-    await eventually(() => expect(modules.events).toContain('dispose pkg-b#1'))
-    await flush()
+    await modules.gateReached('pkg-b')
+    await drainMicrotasks()
     // The old instance's disposal is still pending: the new one must wait for it.
     expect(modules.of('pkg-b')).toHaveLength(1)
     expect(applied).toBe(false)
 
     gate.resolve()
     await applying
-    await flush()
+    await fibersSettled(root)
     expect(modules.events).toEqual(['apply pkg-a#1', 'apply pkg-b#1', 'apply pkg-c#1', 'dispose pkg-b#1', 'disposed pkg-b#1', 'apply pkg-b#2'])
     expect(modules.of('pkg-b')[1]!.config).toEqual({ n: 2 })
     expect(modules.live()).toEqual(['pkg-a#1', 'pkg-c#1', 'pkg-b#2'])
@@ -243,7 +282,7 @@ describe('DeploymentLoader: a plugin whose Config converts its values', () => {
 
   async function deployLocal(text: string): Promise<void> {
     await local.apply(planDeployment(text, {}))
-    await flush()
+    await fibersSettled(root)
   }
 
   it('converts in place, which is what made every reload look like an edit', () => {
@@ -255,7 +294,7 @@ describe('DeploymentLoader: a plugin whose Config converts its values', () => {
   it('hands the plugin the converted config and keeps the caller’s entries as the file said them', async () => {
     const entries = planDeployment(file('5140', 1), {})
     await local.apply(entries)
-    await flush()
+    await fibersSettled(root)
     expect(configs).toEqual([{ port: 5140, host: 'localhost' }])
     expect(entries[0]).toMatchObject({ key: 'converting', config: { port: '5140' } })
   })
@@ -336,12 +375,12 @@ describe('DeploymentLoader: scope groups', () => {
     const gate = deferred()
     modules.gates.set('pkg-b', gate.promise)
     const applying = loader.apply(planDeployment(grouped('2'), {}))
-    await eventually(() => expect(modules.events).toContain('dispose pkg-b#1'))
-    await flush()
+    await modules.gateReached('pkg-b')
+    await drainMicrotasks()
     expect(modules.of('pkg-b')).toHaveLength(1)
     gate.resolve()
     await applying
-    await flush()
+    await fibersSettled(root)
     expect(modules.events.slice(4)).toEqual(['dispose pkg-b#1', 'disposed pkg-b#1', 'apply pkg-b#2'])
   })
 
@@ -416,7 +455,8 @@ describe('DeploymentLoader: failures', () => {
     const load = (specifier: string, baseDir: string) => (specifier === 'pkg-fail' ? Promise.resolve(failing) : modules.load(specifier, baseDir))
     const local = new DeploymentLoader(root, { baseDir: BASE, load })
     await local.apply(planDeployment(yaml('  pkg-fail: {}', '  pkg-a: {}'), {}))
-    await eventually(() => expect(logs.some((line) => line.startsWith('[error]') && line.includes('apply went wrong'))).toBe(true))
+    await fibersSettled(root)
+    await logged((line) => line.startsWith('[error]') && line.includes('apply went wrong'))
     expect(modules.live()).toEqual(['pkg-a#1'])
     await local.dispose()
   })
@@ -438,8 +478,8 @@ describe('DeploymentLoader: dispose', () => {
     const disposing = loader.dispose().then(() => {
       done = true
     })
-    await eventually(() => expect(modules.events).toContain('dispose pkg-b#1'))
-    await flush()
+    await modules.gateReached('pkg-b')
+    await drainMicrotasks()
     expect(modules.events).not.toContain('dispose pkg-a#1')
     expect(done).toBe(false)
     gate.resolve()

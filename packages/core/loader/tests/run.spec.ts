@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runDeployment, type Deployment } from '../src/run.ts'
 import { eventually } from 'dsh-testing'
+import { fibersSettled } from './fibers.ts'
 
 /** A plugin module that logs its config when applied and again when disposed. */
 const PROBE = `
@@ -243,7 +244,8 @@ describe('runDeployment', () => {
 
     await writeFile(file, twoProbes(2))
     await deployment.reload()
-    await new Promise<void>((done) => setImmediate(done))
+    // Whatever the reload plugged has applied once every fiber has settled.
+    await fibersSettled(deployment.root)
     expect(probeLines(lines).filter((line) => line.startsWith('apply'))).toHaveLength(2)
   })
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { endChildren } from 'dsh-testing'
 
 /** The checkout this test runs in (the tests folder is three levels below it). */
 const WORKSPACE = resolve(fileURLToPath(import.meta.url), '../../../../..')
@@ -30,13 +31,7 @@ const children: ChildProcess[] = []
 const dirs: string[] = []
 
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((done) => child.once('exit', done))
-      child.kill('SIGKILL')
-      await gone
-    }
-  }
+  await endChildren(children)
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
 })
 

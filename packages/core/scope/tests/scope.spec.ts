@@ -169,25 +169,33 @@ describe('Scope.dispose', () => {
   })
 
   it('resolves only after an async teardown has finished', async () => {
-    const scope = scoped(root(), 'preset/coder')
+    const app = root()
+    const scope = scoped(app, 'preset/coder')
+    const sibling = scoped(app, 'preset/writer')
     const events: string[] = []
     let release!: () => void
     const released = new Promise<void>((resolve) => (release = resolve))
+    let started!: () => void
+    const teardownStarted = new Promise<void>((resolve) => (started = resolve))
     await plug(scope.ctx, (ctx) => {
       ctx.effect(() => async () => {
         events.push('teardown started')
+        started()
         await released
         events.push('teardown finished')
       })
     })
+    await plugObserved(sibling.ctx, events, 'sibling teardown')
 
     const disposal = scope.dispose().then(() => events.push('dispose resolved'))
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(events).toEqual(['teardown started'])
+    await teardownStarted
+    // The sentinel: a sibling scope disposed after ours began, whose teardown does not wait, is gone first.
+    await sibling.dispose().then(() => events.push('sibling disposed'))
+    expect(events).toEqual(['teardown started', 'sibling teardown', 'sibling disposed'])
 
     release()
     await disposal
-    expect(events).toEqual(['teardown started', 'teardown finished', 'dispose resolved'])
+    expect(events).toEqual(['teardown started', 'sibling teardown', 'sibling disposed', 'teardown finished', 'dispose resolved'])
   })
 
   it('is idempotent: a second call resolves and runs nothing twice', async () => {

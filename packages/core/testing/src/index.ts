@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process'
 import type { Context, Fiber } from 'cordis'
 
 /** A promise whose settle functions are handed to the test, to control ordering without sleeps. */
@@ -21,6 +22,32 @@ export function deferred<T = void>(): Deferred<T> {
 /** Let queued microtasks and timers of `ms` (default zero) run. */
 export function settle(ms = 0): Promise<void> {
   return new Promise((done) => setTimeout(done, ms))
+}
+
+/**
+ * Resolve once the microtask queue has run dry: every promise continuation
+ * pending now, and every one those queue in turn, has run. The settings engine,
+ * its queues and cordis fibers set no timers and do no I/O, so once this
+ * resolves nothing they started can still be on its way: a check that
+ * something has not happened (a write still held at a test's gate, a dispose
+ * still waiting for it) is then final, not a guess about timing. It is not a
+ * way to wait for a timer, a file or a process.
+ */
+export function drainMicrotasks(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+/**
+ * End the child processes a test spawned that are still running (SIGKILL, by
+ * their own pid) and wait until each has exited. Never touches any other process.
+ */
+export async function endChildren(children: ChildProcess[]): Promise<void> {
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue
+    const gone = new Promise((done) => child.once('exit', done))
+    child.kill('SIGKILL')
+    await gone
+  }
 }
 
 /**

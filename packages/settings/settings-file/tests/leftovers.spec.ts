@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { deadPid, spawnIdle } from './processes-helpers.ts'
 import { hostTag, sweepLeftovers, tempName } from '../src/leftovers.ts'
 import { currentOwner, hostFacts, processStartTime, type LockOwner } from '../src/owner.ts'
+import { endChildren } from 'dsh-testing'
 
 const BASE = 'settings.yaml'
 const LOCK = `${BASE}.lock`
@@ -27,9 +28,7 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
-  for (const child of spawned.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  }
+  await endChildren(spawned)
   await rm(dir, { recursive: true, force: true })
 })
 

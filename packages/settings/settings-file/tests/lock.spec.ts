@@ -21,6 +21,7 @@ import { SettingsLockTimeoutError } from 'dsh-settings-file'
 import { sweepLeftovers } from '../src/leftovers.ts'
 import { acquireLock, type HeldLock, type LockOptions, type LockStep } from '../src/lock.ts'
 import { currentOwner, processStartTime, type LockOwner } from '../src/owner.ts'
+import { endChildren } from 'dsh-testing'
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
 const childScript = (name: string) => fileURLToPath(new URL(`./children/${name}.ts`, import.meta.url))
@@ -51,9 +52,7 @@ async function fixture({ onTestFinished }: TestContext): Promise<Fixture> {
   const spawned: ChildProcess[] = []
   onTestFinished(async () => {
     for (const lock of held) await lock.release()
-    for (const child of spawned) {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-    }
+    await endChildren(spawned)
     await rm(dir, { recursive: true, force: true })
   })
   const options = (timeoutMs: number, more: Partial<LockOptions> = {}): LockOptions => ({ timeoutMs, file, ...more })

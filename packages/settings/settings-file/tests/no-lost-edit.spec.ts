@@ -143,8 +143,12 @@ describe('an editor saving in place (truncate, then write) while a write runs', 
     once('rename', async () => late.resolve(await truncateNow(file)))
     await scopes.mine!.update({ n: 2 })
     await (await late.promise).finish('')
-    // Another write after the window for late edits was checked: nothing vanished.
-    await new Promise((resolve) => setTimeout(resolve, 80))
+    // The late-edit timer's next look at the finished save reads the document like a write does; the
+    // write after it queues behind that look, so both had their chance to lose something.
+    const looked = deferred()
+    hooks.read = () => looked.resolve()
+    await looked.promise
+    delete hooks.read
     await scopes.other!.update({ n: 8 })
     expect(await document()).toEqual({ mine: { n: 2 }, hand: { label: 'first', token: 's3cret-hand' }, other: { n: 8 } })
   })

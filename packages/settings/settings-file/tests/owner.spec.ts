@@ -9,7 +9,7 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { eventually } from 'dsh-testing'
+import { eventually, endChildren } from 'dsh-testing'
 import { deadPid, spawnIdle } from './processes-helpers.ts'
 import { currentOwner, hostFacts, isOwnerGone, parseOwner, processStartTime, readProcStat } from '../src/owner.ts'
 
@@ -22,10 +22,7 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
-  // Only the processes this file spawned, by their own pid, and only if still running.
-  for (const child of spawned.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  }
+  await endChildren(spawned)
   await rm(dir, { recursive: true, force: true })
 })
 

@@ -15,6 +15,7 @@ import { parse } from 'yaml'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SettingsConflictError } from 'dsh-settings'
 import FileSettingsProvider, { SettingsLockTimeoutError } from 'dsh-settings-file'
+import { endChildren } from 'dsh-testing'
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
 const childScript = (name: string) => fileURLToPath(new URL(`./children/${name}.ts`, import.meta.url))
@@ -40,10 +41,7 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
-  // Kill only what this file spawned, by pid, and only if it is still running.
-  for (const child of spawned.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  }
+  await endChildren(spawned)
   for (const fiber of fibers.splice(0)) await fiber.dispose()
   await rm(dir, { recursive: true, force: true })
 })
@@ -74,13 +72,12 @@ function startChild(script: string, args: string[]): Child {
     const match = /^@@(ready|result)(?: (.*))?$/.exec(line)
     if (match) messages.get(match[1]!)!.resolve(match[2] === undefined ? undefined : JSON.parse(match[2]))
   })
+  // Every line the child printed has been read once its stdout closed.
+  const linesRead = new Promise<void>((resolve) => lines.once('close', resolve))
   const orFailure = (promise: Promise<unknown>, what: string) =>
     Promise.race([
       promise,
-      exited.then(async ({ code, signal }) => {
-        // Let the last stdout line be read before judging the message missing.
-        await new Promise((resolve) => setImmediate(resolve))
-        await Promise.race([promise, new Promise((resolve) => setTimeout(resolve, 50))])
+      Promise.all([exited, linesRead]).then(([{ code, signal }]) => {
         throw new Error(`child ${script} (pid ${child.pid}) exited (code ${code}, signal ${signal}) before ${what}:\n${stderr}`)
       }),
     ])

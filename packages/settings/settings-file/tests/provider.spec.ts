@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { SettingsConflictError, type SettingsScope } from 'dsh-settings'
+import { deferred } from 'dsh-testing'
 import { bootFile, eventually, fileFixture, type FileHarness } from './file-harness.ts'
 
 const schema = () => Schema.object({ engine: Schema.string().default('bing'), limit: Schema.number().default(5), apiKey: Schema.string().role('secret') })
@@ -178,11 +179,19 @@ describe('outside edits', () => {
     const file = join(fx.dir, 's.yaml')
     fx.harness = await bootFile({ path: file, debounceMs: 20 })
     const scope = await register(fx.harness)
-    const sources: string[] = []
-    fx.harness.root.on('settings/updated', (_ns, _next, _prev, source) => void sources.push(source))
+    const seen: string[] = []
+    const sentinel = deferred()
+    fx.harness.root.on('settings/updated', (_ns, next, _prev, source) => {
+      const { engine, limit } = next as { engine: string; limit: number }
+      seen.push(`${source} ${engine} ${limit}`)
+      if (engine === 'sentinel') sentinel.resolve()
+    })
     await scope.update({ limit: 8 })
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(sources).toEqual(['update'])
+    // A sentinel edit after the write: reloads run one at a time in the order the watcher asks for them,
+    // so whatever the write's own file events set off is heard before the sentinel.
+    await writeFile(file, 'web-search:\n  limit: 8\n  engine: sentinel\n')
+    await sentinel.promise
+    expect(seen).toEqual(['update bing 8', 'provider sentinel 8'])
   })
 
   it('heals a missed watcher event with the periodic re-check', async () => {
@@ -203,10 +212,19 @@ describe('outside edits', () => {
     const events: unknown[] = []
     fx.harness.root.on('settings/updated', (...args) => void events.push(args))
     await fx.harness.dispose()
-    fx.harness = undefined
+    // A second provider on the same file, watching the same way, is the witness: by the time it has
+    // published the edit after the late one, the disposed provider had every chance to publish the late one.
+    fx.harness = await bootFile({ path: file, debounceMs: 20 })
+    const witness = await register(fx.harness)
+    const arrived = { late: deferred(), sentinel: deferred() }
+    witness.watch((next) => arrived[next.engine as keyof typeof arrived]?.resolve())
     await writeFile(file, 'web-search:\n  engine: late\n')
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await arrived.late.promise
+    await writeFile(file, 'web-search:\n  engine: sentinel\n')
+    await arrived.sentinel.promise
     expect(events).toEqual([])
+    await fx.harness.dispose()
+    fx.harness = undefined
     expect(await readdir(fx.dir)).toEqual(['s.yaml'])
   })
 })

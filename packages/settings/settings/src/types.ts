@@ -78,10 +78,10 @@ export interface SettingsScope<T> {
    * call starts; one already running still finishes (and disposal waits for it).
    */
   watch(callback: (next: T, prev: T) => void | Promise<void>): () => void
-  /** Deep-merge a JSON patch into this instance's own user section and persist it. */
-  update(patch: object): Promise<void>
-  /** Replace this instance's own user section; keys left out fall back to the layers below. */
-  replace(section: object): Promise<void>
+  /** Deep-merge a patch into this instance's own user section and persist it; `null` is stored as data. */
+  update(patch: SettingsPartial<T>): Promise<void>
+  /** Replace this instance's own user section; keys left out fall back to the layers below (`{}` resets it). */
+  replace(section: SettingsPartial<T>): Promise<void>
 }
 
 /** One secret position of a redacted descriptor: a write-only slot for a configuration page. */

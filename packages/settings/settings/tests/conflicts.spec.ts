@@ -7,7 +7,10 @@ import type { ControlledProvider } from './controlled-provider.ts'
 const schema = () => Schema.object({ theme: Schema.string().default('light'), size: Schema.number().default(1) })
 
 let h: Harness<any>
-afterEach(() => h?.dispose())
+afterEach(async () => {
+  vi.useRealTimers()
+  await h?.dispose()
+})
 
 const revisionOf = (ns = 'ui', scope?: string) => h.provider.describe(scope ? { scope } : {}).find((d: { ns: string }) => d.ns === ns)!.revision as number
 
@@ -131,11 +134,13 @@ describe('revisions and conflicts', () => {
   })
 
   it('issues revisions that a later service of the same document never reuses', async () => {
+    // Revisions start from the service's start time: the clock is the test's, and moves 5 ms between the two.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2026, 0, 1) })
     h = await boot({ document: { ui: {} } })
     await h.mount((ctx) => ctx.settings.register('ui', schema()))
     const earlier = revisionOf()
     await h.dispose()
-    await new Promise((resolve) => setTimeout(resolve, 5))
+    vi.setSystemTime(Date.UTC(2026, 0, 1) + 5)
     h = await boot({ document: { ui: {} } })
     await h.mount((ctx) => ctx.settings.register('ui', schema()))
     expect(revisionOf()).toBeGreaterThan(earlier)

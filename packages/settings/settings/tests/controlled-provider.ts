@@ -2,6 +2,13 @@ import type { Context } from 'cordis'
 import { SettingsProvider, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
 
 /**
+ * Where a transaction can be held: before it reads (`gate`), before it stores
+ * (`persist`), after it commits (`leave`); and `close`, the provider's own
+ * teardown, which the seam calls once it has stopped.
+ */
+export type GatePoint = 'gate' | 'persist' | 'leave' | 'close'
+
+/**
  * A test provider whose storage the test controls: it can hold transactions at
  * a gate, fail the next persist, change the stored document without telling
  * the seam (a missed watcher event, another process), and count persists.
@@ -21,6 +28,31 @@ export class ControlledProvider extends SettingsProvider {
   /** Called with every document the provider is asked to persist. */
   persisted: SettingsDocument[] = []
   private chain: Promise<void> = Promise.resolve()
+  private readonly arrivals = new Map<GatePoint, { count: number; waiters: { nth: number; resolve(): void }[] }>()
+
+  /**
+   * Resolves once the `nth` transaction (counting from the provider's start)
+   * has arrived at `point`, whether or not a gate is set there: a test's fence
+   * for "the write is now held at the gate".
+   */
+  reached(point: GatePoint, nth = 1): Promise<void> {
+    const arrivals = this.arrivalsAt(point)
+    if (arrivals.count >= nth) return Promise.resolve()
+    return new Promise((resolve) => arrivals.waiters.push({ nth, resolve }))
+  }
+
+  private arrivalsAt(point: GatePoint) {
+    let arrivals = this.arrivals.get(point)
+    if (!arrivals) this.arrivals.set(point, (arrivals = { count: 0, waiters: [] }))
+    return arrivals
+  }
+
+  private arrive(point: GatePoint): void {
+    const arrivals = this.arrivalsAt(point)
+    arrivals.count++
+    for (const waiter of arrivals.waiters.filter((waiter) => waiter.nth <= arrivals.count)) waiter.resolve()
+    arrivals.waiters = arrivals.waiters.filter((waiter) => waiter.nth > arrivals.count)
+  }
 
   constructor(ctx: Context, config: { document?: SettingsDocument; writable?: boolean; documentPath?: string } = {}) {
     super(ctx)
@@ -46,10 +78,12 @@ export class ControlledProvider extends SettingsProvider {
 
   protected transact(transaction: SettingsTransaction): Promise<void> {
     const run = this.chain.then(async () => {
+      this.arrive('gate')
       if (this.gate) await this.gate
       const current = structuredClone(this.stored)
       this.applyCount++
       const next = transaction.apply(current)
+      this.arrive('persist')
       if (this.persistGate) await this.persistGate
       if (next !== current) {
         if (this.failNextPersist) {
@@ -62,10 +96,15 @@ export class ControlledProvider extends SettingsProvider {
         this.persistCount++
       }
       transaction.commit()
+      this.arrive('leave')
       if (this.leaveGate) await this.leaveGate
     })
     this.chain = run.catch(() => {})
     return run
+  }
+
+  protected override async close(): Promise<void> {
+    this.arrive('close')
   }
 
   /** Change storage behind the seam's back. */

@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { boot, deferred, settle, type Harness } from './harness.ts'
+import { boot, deferred, drainMicrotasks, type Harness } from './harness.ts'
 
 const schema = () => Schema.object({ theme: Schema.string().default('light'), size: Schema.number().default(1) })
 
@@ -19,12 +19,11 @@ describe('watch', () => {
   it('calls back with next and prev after a commit, never at subscription time', async () => {
     const { scope } = await registered()
     const callback = vi.fn()
-    scope.watch(callback)
-    await settle()
-    expect(callback).not.toHaveBeenCalled()
     const prev = scope.get()
+    scope.watch(callback)
     await scope.update({ size: 2 })
-    expect(callback).toHaveBeenCalledWith(scope.get(), prev)
+    // A call made at subscription time would have been queued before the commit's, so it would come first.
+    expect(callback.mock.calls).toEqual([[scope.get(), prev]])
   })
 
   it('calls back asynchronously, never inside the commit frame', async () => {
@@ -39,34 +38,41 @@ describe('watch', () => {
   it('serializes invocations of one async watcher in commit order', async () => {
     const { scope } = await registered()
     const gate = deferred()
+    const last = deferred()
     const log: string[] = []
     scope.watch(async (next) => {
       const size = (next as { size: number }).size
       log.push(`start ${size}`)
       if (size === 2) await gate.promise
       log.push(`end ${size}`)
+      if (size === 3) last.resolve()
     })
     await scope.update({ size: 2 })
     await scope.update({ size: 3 })
-    await settle()
+    await drainMicrotasks()
     expect(log).toEqual(['start 2'])
     gate.resolve()
-    await settle()
+    await last.promise
     expect(log).toEqual(['start 2', 'end 2', 'start 3', 'end 3'])
   })
 
   it('contains a throwing watcher and an async rejection, logging the namespace, while others proceed', async () => {
     const { scope } = await registered()
     const survivor = vi.fn()
+    const survived = deferred()
     scope.watch(() => {
       throw new Error('sync boom')
     })
     scope.watch(async () => {
       throw new Error('async boom')
     })
-    scope.watch(survivor)
+    scope.watch((...args) => {
+      survivor(...args)
+      survived.resolve()
+    })
     await scope.update({ size: 2 })
-    await settle()
+    await survived.promise
+    await h.logged((line) => line.text.includes('async boom'))
     expect(survivor).toHaveBeenCalledTimes(1)
     expect(scope.get()).toMatchObject({ size: 2 })
     const warnings = h.logs.filter((line) => line.text.includes('settings: watcher for "ui" failed'))
@@ -80,7 +86,7 @@ describe('watch', () => {
     stop()
     await scope.update({ size: 2 })
     await scope.update({ size: 3 })
-    await settle()
+    await drainMicrotasks()
     expect(callback).not.toHaveBeenCalled()
     expect(() => stop()).not.toThrow()
   })
@@ -92,39 +98,44 @@ describe('watch', () => {
     h.root.on('settings/updated', () => stop())
     stop = scope.watch(callback)
     await scope.update({ size: 2 })
-    await settle()
+    await drainMicrotasks()
     expect(callback).not.toHaveBeenCalled()
   })
 
   it('lets a started invocation settle after its disposer runs', async () => {
     const { scope } = await registered()
     const gate = deferred()
-    const finished = vi.fn()
+    const started = deferred()
+    const finished = deferred()
     const stop = scope.watch(async () => {
+      started.resolve()
       await gate.promise
-      finished()
+      finished.resolve()
     })
     await scope.update({ size: 2 })
+    await started.promise
     stop()
     gate.resolve()
-    await settle()
-    expect(finished).toHaveBeenCalledTimes(1)
+    await finished.promise
   })
 
   it('deactivates and drains the watchers of a registrant that disposes', async () => {
     const { scope, fiber } = await registered()
     const gate = deferred()
+    const running = deferred()
     const log: string[] = []
     scope.watch(async (next) => {
       log.push(`start ${(next as { size: number }).size}`)
+      running.resolve()
       await gate.promise
       log.push('end')
     })
     await scope.update({ size: 2 })
     await scope.update({ size: 3 })
+    await running.promise
     let disposed = false
     const disposal = fiber.dispose().then(() => (disposed = true))
-    await settle()
+    await drainMicrotasks()
     expect(disposed).toBe(false)
     gate.resolve()
     await disposal
@@ -176,8 +187,8 @@ describe('settings/updated', () => {
     h.root.on('settings/updated', later)
     await scope.update({ size: 2 })
     await scope.update({ size: 3 })
-    await settle()
     expect(later).toHaveBeenCalledTimes(2)
+    await h.logged((line) => line.text.includes('async listener boom'), 2)
     expect(h.logs.filter((line) => line.text.includes('settings/updated listener for "ui" failed'))).toHaveLength(4)
   })
 
@@ -198,9 +209,8 @@ describe('settings/updated', () => {
     h.root.on('settings/updated', async () => {
       throw invariant('async invariant')
     })
-    await scope.update({ size: 2 })
-    await settle()
-    expect(h.logs.some((line) => line.text.includes('async invariant'))).toBe(true)
+    await expect(scope.update({ size: 2 })).resolves.toBeUndefined()
+    await h.logged((line) => line.text.includes('async invariant'))
   })
 
   it('finishes every namespace of a publish before rethrowing an INVARIANT failure', async () => {

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { emitContained, Inflight, Watcher } from '../src/fanout.ts'
 import type { SettingsNamespace, SettingsUpdateSource } from '../src/types.ts'
 import '../src/types.ts'
-import { deferred, settle, type Deferred } from 'dsh-testing'
+import { deferred } from 'dsh-testing'
+import { drainMicrotasks } from './harness.ts'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -13,36 +14,40 @@ afterEach(async () => {
 describe('Watcher', () => {
   it('runs calls one at a time in enqueue order, even when the callback is async and slow', async () => {
     const events: string[] = []
-    const gates = new Map<number, Deferred>()
+    const started = [deferred(), deferred(), deferred()]
+    const gates = [deferred(), deferred(), deferred()]
     const watcher = new Watcher<number>(
       async (next, prev) => {
         events.push(`start ${next} (from ${prev})`)
-        const gate = deferred()
-        gates.set(next, gate)
-        await gate.promise
+        started[next - 1]!.resolve()
+        await gates[next - 1]!.promise
         events.push(`end ${next}`)
       },
       () => {},
     )
     const runs = [watcher.enqueue(1, 0, () => true), watcher.enqueue(2, 1, () => true), watcher.enqueue(3, 2, () => true)]
-    await settle()
+    await started[0]!.promise
+    await drainMicrotasks()
     expect(events).toEqual(['start 1 (from 0)'])
 
-    gates.get(1)!.resolve()
-    await settle()
+    gates[0]!.resolve()
+    await started[1]!.promise
+    await drainMicrotasks()
     expect(events).toEqual(['start 1 (from 0)', 'end 1', 'start 2 (from 1)'])
 
-    gates.get(2)!.resolve()
-    await settle()
-    gates.get(3)!.resolve()
+    gates[1]!.resolve()
+    await started[2]!.promise
+    gates[2]!.resolve()
     await Promise.all(runs)
     expect(events).toEqual(['start 1 (from 0)', 'end 1', 'start 2 (from 1)', 'end 2', 'start 3 (from 2)', 'end 3'])
   })
 
   it('settles each enqueue once its own call has finished', async () => {
     const gate = deferred()
+    const started = deferred()
     let finished = false
     const watcher = new Watcher<string>(async () => {
+      started.resolve()
       await gate.promise
       finished = true
     }, () => {})
@@ -50,7 +55,8 @@ describe('Watcher', () => {
     const run = watcher.enqueue('a', '', () => true).then(() => {
       settled = true
     })
-    await settle()
+    await started.promise
+    await drainMicrotasks()
     expect(settled).toBe(false)
     gate.resolve()
     await run
@@ -79,7 +85,7 @@ describe('Watcher', () => {
     const boom = new Error('async boom')
     const watcher = new Watcher<number>(async (next) => {
       calls.push(next)
-      await settle()
+      await Promise.resolve()
       if (next === 1) throw boom
     }, (error) => errors.push(error))
     const runs = [watcher.enqueue(1, 0, () => true), watcher.enqueue(2, 1, () => true), watcher.enqueue(3, 2, () => true)]
@@ -90,14 +96,17 @@ describe('Watcher', () => {
 
   it('skips calls not yet started once stopped, while the started one finishes', async () => {
     const gate = deferred()
+    const started = deferred()
     const events: string[] = []
     const watcher = new Watcher<number>(async (next) => {
       events.push(`start ${next}`)
+      started.resolve()
       if (next === 1) await gate.promise
       events.push(`end ${next}`)
     }, () => {})
     const runs = [watcher.enqueue(1, 0, () => true), watcher.enqueue(2, 1, () => true), watcher.enqueue(3, 2, () => true)]
-    await settle()
+    await started.promise
+    await drainMicrotasks()
     expect(events).toEqual(['start 1'])
 
     watcher.stop()
@@ -120,16 +129,19 @@ describe('Watcher', () => {
 
   it('asks mayStart when the call comes up, not when it is queued', async () => {
     const gate = deferred()
+    const started = deferred()
     const calls: number[] = []
     let open = true
     const asked: number[] = []
     const watcher = new Watcher<number>(async (next) => {
       calls.push(next)
+      started.resolve()
       if (next === 1) await gate.promise
     }, () => {})
     const first = watcher.enqueue(1, 0, () => (asked.push(1), true))
     const second = watcher.enqueue(2, 1, () => (asked.push(2), open))
-    await settle()
+    await started.promise
+    await drainMicrotasks()
     expect(asked).toEqual([1])
     open = false
     gate.resolve()
@@ -160,10 +172,10 @@ describe('Inflight', () => {
     inflight.track(a.promise)
     inflight.track(b.promise)
     const { draining, drained } = watchDrain(inflight)
-    await settle()
+    await drainMicrotasks()
     expect(drained()).toBe(false)
     a.resolve()
-    await settle()
+    await drainMicrotasks()
     expect(drained()).toBe(false)
     b.resolve()
     await draining
@@ -178,7 +190,7 @@ describe('Inflight', () => {
     const { draining, drained } = watchDrain(inflight)
     inflight.track(b.promise)
     a.resolve()
-    await settle()
+    await drainMicrotasks()
     expect(drained()).toBe(false)
     b.resolve()
     await draining
@@ -188,18 +200,20 @@ describe('Inflight', () => {
   it('drains watcher runs, including a stopped watcher whose running call finishes', async () => {
     const inflight = new Inflight()
     const gate = deferred()
+    const started = deferred()
     const events: string[] = []
     const watcher = new Watcher<number>(async (next) => {
       events.push(`start ${next}`)
+      started.resolve()
       await gate.promise
       events.push(`end ${next}`)
     }, () => {})
     inflight.track(watcher.enqueue(1, 0, () => true))
     inflight.track(watcher.enqueue(2, 1, () => true))
-    await settle()
+    await started.promise
     watcher.stop()
     const draining = inflight.drain().then(() => events.push('drained'))
-    await settle()
+    await drainMicrotasks()
     expect(events).toEqual(['start 1'])
     gate.resolve()
     await draining
@@ -215,13 +229,32 @@ describe('emitContained', () => {
   function setup() {
     const ctx = new Context()
     const lines: Message[] = []
-    cleanups.push(ctx.logger.exporter({ export: (message) => lines.push(message) }))
+    const heard = new Set<() => void>()
+    cleanups.push(
+      ctx.logger.exporter({
+        export: (message) => {
+          lines.push(message)
+          for (const hear of [...heard]) hear()
+        },
+      }),
+    )
     const logger: Logger = ctx.logger('settings')
     const listen = (listener: (...args: UpdatedArgs) => unknown) => {
       cleanups.push(ctx.on('settings/updated', listener as (...args: UpdatedArgs) => void))
     }
     const warnings = () => lines.filter((line) => line.type === 'warn' || line.type === 'error')
-    return { ctx, lines, logger, listen, warnings }
+    /** Resolve once `count` warnings have been logged (an async rejection is logged when it settles). */
+    const warned = (count: number) =>
+      new Promise<void>((resolve) => {
+        const hear = () => {
+          if (warnings().length < count) return
+          heard.delete(hear)
+          resolve()
+        }
+        heard.add(hear)
+        hear()
+      })
+    return { ctx, lines, logger, listen, warnings, warned }
   }
 
   function invariantError(message: string): Error & { code: string } {
@@ -305,7 +338,7 @@ describe('emitContained', () => {
   })
 
   it('logs an async rejection and does not let it stop the others', async () => {
-    const { ctx, logger, listen, warnings } = setup()
+    const { ctx, logger, listen, warnings, warned } = setup()
     const calls: string[] = []
     const boom = new Error('async boom')
     listen(async () => {
@@ -318,7 +351,7 @@ describe('emitContained', () => {
     const invariants: unknown[] = []
     emitContained(ctx, logger, invariants, 'settings/updated', args, '"ui-theme"')
     expect(calls).toEqual(['first', 'second'])
-    await settle()
+    await warned(1)
     expect(invariants).toEqual([])
     const logged = warnings()
     expect(logged).toHaveLength(1)
@@ -326,14 +359,14 @@ describe('emitContained', () => {
   })
 
   it('only logs an async INVARIANT rejection: it arrives too late to be collected', async () => {
-    const { ctx, logger, listen, warnings } = setup()
+    const { ctx, logger, listen, warnings, warned } = setup()
     const invariant = invariantError('late invariant')
     listen(async () => {
       throw invariant
     })
     const invariants: unknown[] = []
     emitContained(ctx, logger, invariants, 'settings/updated', args, '"ui-theme"')
-    await settle()
+    await warned(1)
     expect(invariants).toEqual([])
     const logged = warnings()
     expect(logged).toHaveLength(1)
@@ -341,7 +374,7 @@ describe('emitContained', () => {
   })
 
   it('handles a mix of failures in one fan-out, each its own way', async () => {
-    const { ctx, logger, listen, warnings } = setup()
+    const { ctx, logger, listen, warnings, warned } = setup()
     const calls: number[] = []
     const syncError = new Error('sync')
     const asyncError = new Error('async')
@@ -365,7 +398,7 @@ describe('emitContained', () => {
     emitContained(ctx, logger, invariants, 'settings/updated', args, '"ui-theme"')
     expect(calls).toEqual([1, 2, 3, 4])
     expect(invariants).toEqual([invariant])
-    await settle()
+    await warned(2)
     const logged = warnings().flatMap((line) => line.args)
     expect(logged).toContain(syncError)
     expect(logged).toContain(asyncError)

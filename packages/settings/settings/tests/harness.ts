@@ -3,9 +3,9 @@ import { createScope } from 'dsh-scope'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import type { SettingsDocument, SettingsProvider } from 'dsh-settings'
 import { ControlledProvider } from './controlled-provider.ts'
-import { logText, plugWithSettings, settle } from 'dsh-testing'
+import { logText, plugWithSettings } from 'dsh-testing'
 
-export { deferred, settle } from 'dsh-testing'
+export { deferred, drainMicrotasks } from 'dsh-testing'
 
 /** One captured log line. */
 export interface LogLine {
@@ -25,6 +25,8 @@ export interface Harness<P extends SettingsProvider = MemorySettingsProvider> {
   mountInScope<T>(name: string | undefined, apply: (ctx: Context) => T): Promise<{ value: T; fiber: Fiber; scope: ReturnType<typeof createScope> }>
   /** Dispose the provider and wait for it. */
   dispose(): Promise<void>
+  /** Resolve once `count` (default 1) captured log lines, already captured or still to come, match. */
+  logged(match: (line: LogLine) => boolean, count?: number): Promise<void>
 }
 
 /** Boot a root context with `MemorySettingsProvider` and wait until the service is ready. */
@@ -40,20 +42,32 @@ export function bootControlled(config: ConstructorParameters<typeof ControlledPr
 async function bootWith<P extends SettingsProvider>(plugin: new (ctx: Context, config: any) => P, config: unknown): Promise<Harness<P>> {
   const root = new Context()
   const logs: LogLine[] = []
-  root.logger.exporter({ export: (message) => logs.push({ type: message.type, text: message.args.map(logText).join(' ') }) })
+  const waiting = new Set<(line: LogLine) => void>()
+  root.logger.exporter({
+    export: (message) => {
+      const line = { type: message.type, text: message.args.map(logText).join(' ') }
+      logs.push(line)
+      for (const heard of [...waiting]) heard(line)
+    },
+  })
+  const logged = (match: (line: LogLine) => boolean, count = 1) =>
+    new Promise<void>((resolve) => {
+      let seen = logs.filter(match).length
+      if (seen >= count) return resolve()
+      const heard = (line: LogLine) => {
+        if (!match(line) || ++seen < count) return
+        waiting.delete(heard)
+        resolve()
+      }
+      waiting.add(heard)
+    })
   const providerFiber = root.plugin(plugin as any, config)
   await providerFiber
   let provider!: P
   await root.inject(['settings'], (ctx) => {
     provider = ctx.settings as unknown as P
   })
-  const mount = async <T>(apply: (ctx: Context) => T, parent: Context = root) => {
-    try {
-      return await plugWithSettings(parent, apply)
-    } finally {
-      await settle()
-    }
-  }
+  const mount = <T>(apply: (ctx: Context) => T, parent: Context = root) => plugWithSettings(parent, apply)
   return {
     root,
     provider,
@@ -68,6 +82,7 @@ async function bootWith<P extends SettingsProvider>(plugin: new (ctx: Context, c
     async dispose() {
       await providerFiber.dispose()
     },
+    logged,
   }
 }
 

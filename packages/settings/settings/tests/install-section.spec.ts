@@ -3,7 +3,7 @@ import Schema from 'schemastery'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { installSettingsSection, type SettingsSectionHooks } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import { boot, settle } from './harness.ts'
+import { boot, drainMicrotasks } from './harness.ts'
 
 const schema = Schema.object({ engine: Schema.string().default('bing'), limit: Schema.number().default(5) })
 type Value = ReturnType<typeof schema>
@@ -38,7 +38,6 @@ async function plugConsumer(parent: Context, entry: Value, extra: Partial<Settin
   Object.assign(state.hooks, extra)
   const fiber = parent.plugin((ctx: Context) => installSettingsSection(ctx, 'search', schema, entry, state.hooks))
   await fiber
-  await settle()
   return { state, fiber }
 }
 
@@ -61,12 +60,10 @@ describe('installSettingsSection', () => {
     expect(state.changes).toBe(1)
     expect(state.read()).toEqual({ engine: 'entry', limit: 9 })
     await root.settings.update('search', { engine: 'google' })
-    await settle()
     expect(state.changes).toBe(2)
     expect(state.read()).toEqual({ engine: 'google', limit: 9 })
     expect(state.hooks.setSource).toHaveBeenCalledTimes(1)
     await provider.dispose()
-    await settle()
     expect(state.hooks.setSource).toHaveBeenCalledTimes(2)
     expect(state.changes).toBe(3)
     expect(state.read()).toEqual({ engine: 'entry', limit: 1 })
@@ -79,7 +76,7 @@ describe('installSettingsSection', () => {
     await provider
     const { state, fiber } = await plugConsumer(root, { engine: 'entry', limit: 1 })
     await fiber.dispose()
-    await settle()
+    await drainMicrotasks()
     expect(state.hooks.setSource).toHaveBeenCalledTimes(1)
     expect(state.changes).toBe(1)
     expect(root.settings.get('search')).toBeUndefined()
@@ -95,7 +92,7 @@ describe('installSettingsSection', () => {
     const disposal = fiber.dispose()
     await memory.edit({ search: { limit: 3 } })
     await disposal
-    await settle()
+    await drainMicrotasks()
     expect(state.changes).toBe(1)
     await provider.dispose()
   })
@@ -122,6 +119,7 @@ describe('installSettingsSection', () => {
     await provider
     const { state, fiber } = await plugConsumer(root, { engine: 'entry', limit: 1 })
     expect(fiber.state).toBe(2)
+    await drainMicrotasks()
     expect(state.hooks.setSource).not.toHaveBeenCalled()
     expect(state.read()).toEqual({ engine: 'entry', limit: 1 })
     expect(logs.some((line) => line.includes('"search" keeps its composition entry'))).toBe(true)

@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { bootControlled, deferred, settle, type Harness } from './harness.ts'
+import { bootControlled, deferred, drainMicrotasks, type Harness } from './harness.ts'
 import type { ControlledProvider } from './controlled-provider.ts'
 
 const schema = () => Schema.object({ size: Schema.number().default(1) })
@@ -18,11 +18,11 @@ describe('service lifecycle', () => {
     const gate = deferred()
     provider.persistGate = gate.promise
     const write = scope.update({ size: 2 })
-    await settle()
+    await provider.reached('persist')
     const queued = expect(scope.update({ size: 3 })).rejects.toThrow(/disposed before the queued "alpha" write ran/)
     let disposed = false
     const disposal = h.providerFiber.dispose().then(() => (disposed = true))
-    await settle()
+    await drainMicrotasks()
     expect(disposed).toBe(false)
     provider.persistGate = undefined
     gate.resolve()
@@ -47,17 +47,19 @@ describe('service lifecycle', () => {
     h = await bootControlled()
     const { value: scope } = await h.mount((ctx) => ctx.settings.register('alpha', schema()))
     const gate = deferred()
+    const running = deferred()
     const calls: number[] = []
     scope.watch(async (next) => {
       calls.push(next.size)
+      running.resolve()
       await gate.promise
     })
     await scope.update({ size: 2 })
     await scope.update({ size: 3 })
-    await settle()
+    await running.promise
     let disposed = false
     const disposal = h.providerFiber.dispose().then(() => (disposed = true))
-    await settle()
+    await drainMicrotasks()
     expect(disposed).toBe(false)
     gate.resolve()
     await disposal
@@ -72,7 +74,7 @@ describe('service lifecycle', () => {
     const gate = deferred()
     provider.persistGate = gate.promise
     const write = provider.update('alpha', { size: 5 })
-    await settle()
+    await provider.reached('persist')
     await first.fiber.dispose()
     const second = await h.mount((ctx) => ctx.settings.register('alpha', schema()))
     expect(second.value.get()).toMatchObject({ size: 1 })
@@ -86,7 +88,8 @@ describe('service lifecycle', () => {
     h = await bootControlled()
     const service = h.provider
     const disposal = h.providerFiber.dispose()
-    await settle()
+    // The seam has stopped by the time it hands over to the provider's own teardown.
+    await service.reached('close')
     expect(() => service.register('alpha', schema())).toThrow(/disposed/)
     await disposal
   })

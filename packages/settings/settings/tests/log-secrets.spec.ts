@@ -4,8 +4,7 @@
  */
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
-import { boot, settle, type Harness } from './harness.ts'
-import { eventually } from 'dsh-testing'
+import { boot, type Harness } from './harness.ts'
 
 let h: Harness
 afterEach(() => h?.dispose())
@@ -21,7 +20,7 @@ describe('failures of code handed a value', () => {
       throw new Error(`watcher cannot take ${JSON.stringify(next)}`)
     })
     await handle.update({ apiKey: SECRET, note: 'W' })
-    await eventually(() => expect(h.logs.some((line) => line.text.includes('watcher for "search" failed'))).toBe(true))
+    await h.logged((line) => line.text.includes('watcher for "search" failed'))
     const text = h.logs.map((line) => line.text).join('\n')
     expect(text).toContain('watcher cannot take')
     expect(text).toContain('[redacted]')
@@ -39,7 +38,7 @@ describe('failures of code handed a value', () => {
       throw new Error(`async listener saw ${JSON.stringify(next)}`)
     })
     await h.provider.update('search', { apiKey: SECRET })
-    await settle()
+    await h.logged((line) => line.text.includes('async listener saw'))
     const text = h.logs.map((line) => line.text).join('\n')
     expect(text).toContain('listener saw')
     expect(text).toContain('async listener saw')

@@ -1,17 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import { GroupQueue } from '../src/queue.ts'
-import { deferred, settle, type Deferred } from 'dsh-testing'
+import { deferred, type Deferred } from 'dsh-testing'
+import { drainMicrotasks } from './harness.ts'
 
 /**
  * A queue whose groups wait for the test to release them. Each group is
- * recorded when it starts; `release(i)` lets the i-th group finish.
+ * recorded when it starts; `started(i)` settles once the i-th group has
+ * started, `release(i)` lets it finish.
  */
 function controlled<W>() {
   const groups: W[][] = []
   const gates: Deferred[] = []
+  const starts: Deferred[] = []
   const events: string[] = []
   let running = 0
   let overlapped = false
+  const startOf = (index: number) => (starts[index] ??= deferred())
   const queue = new GroupQueue<W>(async (group) => {
     const index = groups.length
     groups.push(group)
@@ -20,6 +24,7 @@ function controlled<W>() {
     running++
     if (running > 1) overlapped = true
     events.push(`start ${index}`)
+    startOf(index).resolve()
     await gate.promise
     events.push(`end ${index}`)
     running--
@@ -28,6 +33,7 @@ function controlled<W>() {
     queue,
     groups,
     events,
+    started: (index: number) => startOf(index).promise,
     release: (index: number) => gates[index]!.resolve(),
     get overlapped() {
       return overlapped
@@ -41,26 +47,27 @@ describe('GroupQueue', () => {
     q.queue.push('a')
     q.queue.push('b')
     q.queue.push('c')
-    await settle()
+    await q.started(0)
     expect(q.groups).toEqual([['a', 'b', 'c']])
     q.release(0)
     await q.queue.idle()
+    expect(q.groups).toEqual([['a', 'b', 'c']])
   })
 
   it('gathers writes pushed while a group runs into the next group', async () => {
     const q = controlled<string>()
     q.queue.push('a')
-    await settle()
+    await q.started(0)
     expect(q.groups).toEqual([['a']])
 
     q.queue.push('b')
     q.queue.push('c')
-    await settle()
+    await drainMicrotasks()
     // The running group holds the line: the next one has not started.
     expect(q.groups).toEqual([['a']])
 
     q.release(0)
-    await settle()
+    await q.started(1)
     expect(q.groups).toEqual([['a'], ['b', 'c']])
     q.release(1)
     await q.queue.idle()
@@ -69,15 +76,15 @@ describe('GroupQueue', () => {
   it('never runs two groups at once', async () => {
     const q = controlled<number>()
     q.queue.push(1)
-    await settle()
+    await q.started(0)
     q.queue.push(2)
-    await settle()
+    await drainMicrotasks()
     q.release(0)
-    await settle()
+    await q.started(1)
     q.queue.push(3)
-    await settle()
+    await drainMicrotasks()
     q.release(1)
-    await settle()
+    await q.started(2)
     q.release(2)
     await q.queue.idle()
     expect(q.groups).toEqual([[1], [2], [3]])
@@ -88,11 +95,11 @@ describe('GroupQueue', () => {
   it('starts a fresh group for a write pushed after the queue went idle', async () => {
     const q = controlled<string>()
     q.queue.push('a')
-    await settle()
+    await q.started(0)
     q.release(0)
     await q.queue.idle()
     q.queue.push('b')
-    await settle()
+    await q.started(1)
     expect(q.groups).toEqual([['a'], ['b']])
     q.release(1)
     await q.queue.idle()
@@ -101,13 +108,13 @@ describe('GroupQueue', () => {
   it('hands over unstarted writes through takePending and does not run them', async () => {
     const q = controlled<string>()
     q.queue.push('a')
-    await settle()
+    await q.started(0)
     q.queue.push('b')
     q.queue.push('c')
     expect(q.queue.takePending()).toEqual(['b', 'c'])
     expect(q.queue.takePending()).toEqual([])
     q.release(0)
-    await settle()
+    await drainMicrotasks()
     // The group that was scheduled for them starts empty or not at all; either way they never run.
     for (let i = 1; i < q.groups.length; i++) q.release(i)
     await q.queue.idle()
@@ -118,7 +125,7 @@ describe('GroupQueue', () => {
     const q = controlled<string>()
     q.queue.push('a')
     q.queue.push('b')
-    await settle()
+    await q.started(0)
     expect(q.queue.takePending()).toEqual([])
     q.release(0)
     await q.queue.idle()
@@ -130,12 +137,13 @@ describe('GroupQueue', () => {
     const q = controlled<string>()
     q.queue.push('a')
     q.queue.takePending()
-    await settle()
+    await drainMicrotasks()
+    // The group scheduled for 'a' starts empty or not at all.
     for (let i = 0; i < q.groups.length; i++) q.release(i)
     await q.queue.idle()
     const before = q.groups.length
     q.queue.push('b')
-    await settle()
+    await q.started(before)
     expect(q.groups.slice(before)).toEqual([['b']])
     q.release(before)
     await q.queue.idle()
@@ -145,16 +153,16 @@ describe('GroupQueue', () => {
   it('settles idle() only after the groups running when it was called have finished', async () => {
     const q = controlled<string>()
     q.queue.push('a')
-    await settle()
+    await q.started(0)
     q.queue.push('b')
     let idle = false
     const waiting = q.queue.idle().then(() => {
       idle = true
     })
-    await settle()
+    await drainMicrotasks()
     expect(idle).toBe(false)
     q.release(0)
-    await settle()
+    await q.started(1)
     expect(idle).toBe(false)
     q.release(1)
     await waiting

@@ -12,7 +12,7 @@ import type { SettingsDocument, SettingsRegisterOptions } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import { RemoteError, type RemoteEventHandler, type RemoteEventsOptions } from 'dsh-remote/client'
 import { SettingsController, settingsHandlers, settingsRemoteMethods, type SettingsRemote } from 'dsh-settings-controller'
-import { deferred, settle, type Deferred } from 'dsh-testing'
+import { deferred, drainMicrotasks, type Deferred } from 'dsh-testing'
 import { SettingsSession, type PageRemote, type SectionState, type SessionState } from '../../src/app/session.ts'
 
 const Demo = Schema.object({
@@ -489,16 +489,22 @@ describe('live refresh', () => {
   })
 
   it('ignores events that are not about settings', async () => {
-    const { remote, session } = await started()
+    const { provider, remote, session } = await started()
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const described = remote.count('describe')
     const before = session.state
     remote.emit('other/thing', { ns: 'demo' })
-    vi.runOnlyPendingTimers()
-    vi.useRealTimers()
-    await settle()
-    expect(remote.count('describe')).toBe(described)
     expect(session.state).toBe(before)
+    // A refresh it scheduled would run now, and its read is sent as the refresh starts.
+    vi.runOnlyPendingTimers()
+    expect(remote.count('describe')).toBe(described)
+    // The sentinel: a settings event, under the same clock, is read with exactly one describe.
+    await provider.update('demo', { note: 'sentinel' })
+    remote.emit('settings/document-updated', { ns: 'demo', revision: revisionOf(provider, 'demo') })
+    vi.runOnlyPendingTimers()
+    expect(remote.count('describe')).toBe(described + 1)
+    vi.useRealTimers()
+    await until(session, () => valueOf(session, 'demo').note === 'sentinel')
   })
 
   it('replaces a section nobody edits and flags one being edited with the newer read', async () => {
@@ -628,7 +634,7 @@ describe('scopes', () => {
     const { session, gate } = await leaveWhileGlobalLoadIsHeld()
     const shown = session.state
     gate.resolve()
-    await settle()
+    await drainMicrotasks()
     expect(session.state).toBe(shown)
     expect(session.state.sections.every((s) => s.form.scope === 'preset/writer')).toBe(true)
   })
@@ -636,7 +642,7 @@ describe('scopes', () => {
   it('keeps the new scope shown when a load for the scope it left fails late', async () => {
     const { session, gate } = await leaveWhileGlobalLoadIsHeld()
     gate.reject(new RemoteError('remote/unavailable', 'the server could not be reached'))
-    await settle()
+    await drainMicrotasks()
     expect(session.state.status).toBe('ready')
     expect(session.state.failure).toBeUndefined()
     expect(session.state.scope).toBe('preset/writer')
@@ -675,10 +681,10 @@ describe('close', () => {
     await provider.update('demo', { note: 'late' })
     remote.emit('settings/document-updated', { ns: 'demo', revision: revisionOf(provider, 'demo') })
     session.close()
+    // The refresh it was gathering for would run now, and its read is sent as the refresh starts.
     vi.runOnlyPendingTimers()
-    vi.useRealTimers()
-    await settle()
     expect(remote.count('describe')).toBe(described)
+    vi.useRealTimers()
     expect(session.state.sections).toBe(before.sections)
     expect(session.state.connection).toBe('closed')
   })
