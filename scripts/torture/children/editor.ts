@@ -24,8 +24,10 @@ import { basename, dirname, join } from 'node:path'
 import { parseDocument, type YamlDocument } from '../yaml.ts'
 import { between, emit, exitEventually, fail, sleep, stopSignal } from './common.ts'
 
-const [file, durationText, namesText, graceText, safetyText] = process.argv.slice(2)
-if (!file || !durationText || namesText === undefined || !graceText || !safetyText) fail(new Error('usage: editor.ts <file> <durationMs> <namespaces> <graceMs> <safetyMs>'))
+const [fileArg, durationText, namesText, graceText, safetyText] = process.argv.slice(2)
+if (!fileArg || !durationText || namesText === undefined || !graceText || !safetyText) fail(new Error('usage: editor.ts <file> <durationMs> <namespaces> <graceMs> <safetyMs>'))
+// A narrowed copy: the functions below read it, and a destructured argument stays `string | undefined` inside them.
+const file: string = fileArg
 exitEventually(Number(safetyText))
 // Stdin closes when the parent dies: stop editing then.
 const { stopping } = stopSignal()
