@@ -1,7 +1,7 @@
 import { sectionId } from './document.ts'
 import type { SettingsEngine } from './engine.ts'
 import { copyData } from './data.ts'
-import { optionalScopeId } from './ids.ts'
+import { optionalScopeId, settingsNamespace } from './ids.ts'
 import { inspect, layerData, layersAt, layersBelow, type Layer } from './layers.ts'
 import { SettingsValidationError } from './errors.ts'
 import { appliesOf, scopeKey, type Kind } from './registry.ts'
@@ -99,11 +99,16 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
 }
 
 /**
- * Describe every live kind, in registration order, under the global scope or one named scope.
- * @throws {TypeError} for a malformed scope id.
+ * Describe every live kind, in registration order, under the global scope or
+ * one named scope; or only the kind `options.ns` names.
+ * @throws {TypeError} for a malformed scope id or namespace.
  */
 export function describeAll(engine: SettingsEngine, options: SettingsDescribeOptions = {}): SettingsDescriptor[] {
   const scope = optionalScopeId(options.scope)
   const redact = options.redactSecrets === true
+  if (options.ns !== undefined) {
+    const kind = engine.registry.kinds.get(settingsNamespace(options.ns))
+    return kind ? [describeKind(engine, kind, scope, redact)] : []
+  }
   return [...engine.registry.kinds.values()].map((kind) => describeKind(engine, kind, scope, redact))
 }

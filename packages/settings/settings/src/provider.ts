@@ -139,9 +139,10 @@ export abstract class SettingsProvider extends Service {
 
   /**
    * Describe every live kind for configuration surfaces, in registration order,
-   * under the global scope or `options.scope`. Never fails on stored data.
-   * Every wire surface must pass `redactSecrets: true`.
-   * @throws {TypeError} for a malformed scope id.
+   * under the global scope or `options.scope`; only `options.ns` when given
+   * (one descriptor, or none for a namespace with no live kind). Never fails on
+   * stored data. Every wire surface must pass `redactSecrets: true`.
+   * @throws {TypeError} for a malformed scope id or namespace.
    */
   describe(options?: SettingsDescribeOptions): SettingsDescriptor[] {
     return describeAll(this.engine, options)

@@ -157,6 +157,8 @@ export interface SettingsDescribeOptions {
   redactSecrets?: boolean
   /** Describe every kind under this named scope instead of the global scope. */
   scope?: string
+  /** Describe only this namespace: one descriptor, or none when it has no live kind. */
+  ns?: string
 }
 
 /** Hooks of an optional-settings consumer (see `installSettingsSection`). */

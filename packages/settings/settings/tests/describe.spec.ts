@@ -118,3 +118,20 @@ describe('describe', () => {
     expect(h.logs.map((line) => line.text).join('\n')).not.toContain('sk-NOT-A-STRING-FIELD')
   })
 })
+
+describe('describe({ ns })', () => {
+  it('describes only the named namespace, and nothing for one without a live kind', async () => {
+    const h = await boot({ document: { b: { n: 2 } } })
+    try {
+      const schema = Schema.object({ n: Schema.number().default(0) })
+      await h.mount((ctx) => ['a', 'b', 'c'].map((ns) => ctx.settings.register(ns, schema)))
+      const only = h.provider.describe({ ns: 'b', redactSecrets: true })
+      expect(only.map((descriptor) => descriptor.ns)).toEqual(['b'])
+      expect(only[0]).toEqual(h.provider.describe({ redactSecrets: true }).find((descriptor) => descriptor.ns === 'b'))
+      expect(h.provider.describe({ ns: 'missing' })).toEqual([])
+      expect(() => h.provider.describe({ ns: 'Bad Name' })).toThrow(TypeError)
+    } finally {
+      await h.dispose()
+    }
+  })
+})
