@@ -1,6 +1,7 @@
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
 import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml'
 import { SettingsDocumentError, SettingsDocumentTooLargeError } from './errors.ts'
+import { segmentsOf, type Segment } from './segments.ts'
 import type { DocumentFormat } from './format.ts'
 
 /**
@@ -88,8 +89,10 @@ function duplicateKeys(doc: Document.Parsed, text: string): number[] {
 export interface ParsedDocument {
   /** The plain data: global sections by namespace, scoped ones under `scopes`. */
   data: Record<string, unknown>
-  /** The YAML node tree, for byte-stable edits; absent for JSON. */
+  /** The YAML node tree, for byte-stable edits; absent for JSON, and after a write that edited only some top-level entries (parsed again when needed). */
   yaml?: Document.Parsed
+  /** Where each top-level entry stands in the text, when each can be read and edited alone (see `segmentsOf`). */
+  segments?: Segment[]
 }
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
@@ -163,7 +166,7 @@ export function parseSettings(text: string, format: DocumentFormat, file: string
     throw new SettingsDocumentError(`settings document ${file} ${unreadable(error)}`, file)
   }
   if (isCyclic(data)) throw new SettingsDocumentError(`settings document ${file} holds an alias that contains itself`, file)
-  return { data: rootCheck(data, file), yaml }
+  return { data: rootCheck(data, file), yaml, segments: segmentsOf(text, yaml) }
 }
 
 /**

@@ -1,10 +1,11 @@
 import { dataEqual, SCOPES_KEY } from 'dsh-settings'
 import type { Document } from 'yaml'
-import { diffDocuments, type DocumentPath } from './diff.ts'
+import { diffDocuments, type DocumentEdit, type DocumentPath } from './diff.ts'
 import { SettingsDocumentCannotHoldError } from './errors.ts'
 import type { DocumentFormat } from './format.ts'
 import { parseYaml, YAML_OPTIONS, type ParsedDocument } from './parse.ts'
 import { toYaml } from './render.ts'
+import { segmentsOf, type Segment } from './segments.ts'
 import { YamlEditor } from './yaml-edit.ts'
 
 /** How many rounds of corrections an edit may take before the document is rendered afresh. */
@@ -20,39 +21,120 @@ export interface Rendered {
 }
 
 /**
- * The next YAML text: `text` edited in place so only the bytes of changed
- * values, added keys and removed keys differ, re-parsed to check that it
- * holds exactly `next`. Where an edit also moved something it should not (an
- * anchored node another key aliases), the difference becomes one more edit
- * (making that other key concrete) and the check repeats. If the check still
- * fails, the document is rendered afresh, which loses its formatting but never data.
- * Every check parses as a load does ({@link parseYaml}).
- * @throws {SettingsDocumentCannotHoldError} when not even a fresh rendering reads back as
- *   `next` (data YAML cannot hold), naming the first place that does not; nothing is written.
+ * Edit `text` (parsed as `doc`) so it reads as `next`, and check it: the
+ * edited text is parsed again and must read exactly as `next`. Where an edit
+ * also moved something it should not (an anchored node another key aliases),
+ * the difference becomes one more edit and the check repeats.
+ * @returns the checked text and its parse, or `undefined` when no edit passes the check.
  */
-export function renderYaml(text: string, doc: Document.Parsed, prev: unknown, next: unknown, file = ''): Rendered {
-  const edits = diffDocuments(prev, next)
-  if (!edits.length) return { text, preserved: true }
+function editChecked(text: string, doc: Document.Parsed, edits: DocumentEdit[], next: unknown): { text: string; doc: Document.Parsed; data: unknown } | undefined {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let candidate: string
     try {
       candidate = new YamlEditor(text, doc, next).apply(edits)
     } catch {
-      break
+      return undefined
     }
     const { doc: check, problems } = parseYaml(candidate)
-    if (problems.length) break
+    if (problems.length) return undefined
     let actual: unknown
     try {
       actual = check.toJS(YAML_OPTIONS) ?? {}
     } catch {
-      break // an alias left without its anchor, a merge of a non-map
+      return undefined // an alias left without its anchor, a merge of a non-map
     }
-    if (dataEqual(actual, next)) return { text: candidate, preserved: true, parsed: { data: actual as Record<string, unknown>, yaml: check } }
+    if (dataEqual(actual, next)) return { text: candidate, doc: check, data: actual }
     const corrections = diffDocuments(actual, next)
-    if (!corrections.length) break
+    if (!corrections.length) return undefined
     edits.push(...corrections)
   }
+  return undefined
+}
+
+/**
+ * The next text by editing only the top-level entries that change, each as a
+ * piece of text on its own (see {@link segmentsOf}): parse the piece, edit it,
+ * check the edited piece reads as the entry's next value, and splice it back.
+ * Cost follows the entries written, not the document. `undefined` when the
+ * edits add or remove a top-level key, or a piece does not read alone as it
+ * reads in the whole: the caller then edits the whole document.
+ */
+function renderSegments(text: string, segments: readonly Segment[], prev: Record<string, unknown>, next: Record<string, unknown>, edits: DocumentEdit[]): Rendered | undefined {
+  const byKey = new Map<string, DocumentEdit[]>()
+  for (const edit of edits) {
+    if (!edit.path.length) return undefined
+    const key = String(edit.path[0])
+    if (!Object.hasOwn(prev, key) || !Object.hasOwn(next, key)) return undefined
+    byKey.get(key)?.push(edit) ?? byKey.set(key, [edit])
+  }
+  const index = new Map(segments.map((segment, position) => [segment.key, position]))
+  const pieces: { position: number; text: string }[] = []
+  for (const [key, keyEdits] of byKey) {
+    const position = index.get(key)
+    if (position === undefined) return undefined
+    const segment = segments[position]!
+    const piece = text.slice(segment.start, segment.end)
+    const { doc, problems } = parseYaml(piece)
+    if (problems.length) return undefined
+    // The piece must read alone as the entry reads in the whole document, or cutting here is not safe.
+    const alone = readData(doc)
+    const before = { [key]: prev[key] }
+    if (alone === UNREADABLE || !dataEqual(alone, before)) return undefined
+    const after = { [key]: next[key] }
+    const edited = editChecked(piece, doc, keyEdits, after)
+    if (!edited || edited.text.endsWith('\n') !== piece.endsWith('\n') || !sameSegmentShape(edited.text, edited.doc, key)) return undefined
+    pieces.push({ position, text: edited.text })
+  }
+  pieces.sort((a, b) => a.position - b.position)
+  let result = ''
+  let cursor = 0
+  let shift = 0
+  const placed: Segment[] = []
+  let piece = 0
+  for (let position = 0; position < segments.length; position++) {
+    const segment = segments[position]!
+    const replacement = pieces[piece]?.position === position ? pieces[piece++]!.text : undefined
+    if (replacement === undefined) {
+      placed.push(shift ? { key: segment.key, start: segment.start + shift, end: segment.end + shift } : segment)
+      continue
+    }
+    result += text.slice(cursor, segment.start) + replacement
+    cursor = segment.end
+    const start = segment.start + shift
+    shift += replacement.length - (segment.end - segment.start)
+    placed.push({ key: segment.key, start, end: segment.end + shift })
+  }
+  result += text.slice(cursor)
+  return { text: result, preserved: true, parsed: { data: next, segments: placed } }
+}
+
+/** Whether an edited piece is still one top-level entry, keyed `key` at column 0, linking to nothing. */
+function sameSegmentShape(text: string, doc: Document.Parsed, key: string): boolean {
+  const segments = segmentsOf(text, doc)
+  return segments?.length === 1 && segments[0]!.key === key
+}
+
+/**
+ * The next YAML text: `text` edited in place so only the bytes of changed
+ * values, added keys and removed keys differ, checked by parsing it again
+ * (see {@link editChecked}): only the changed top-level entries when the
+ * document can be cut into pieces ({@link renderSegments}), else the whole
+ * document. If the check still fails, the document is rendered afresh, which
+ * loses its formatting but never data. Every check parses as a load does ({@link parseYaml}).
+ * @throws {SettingsDocumentCannotHoldError} when not even a fresh rendering reads back as
+ *   `next` (data YAML cannot hold), naming the first place that does not; nothing is written.
+ */
+export function renderYaml(text: string, parsed: ParsedDocument, next: Record<string, unknown>, file = ''): Rendered {
+  const prev = parsed.data
+  const edits = diffDocuments(prev, next)
+  if (!edits.length) return { text, preserved: true }
+  if (parsed.segments) {
+    const bySegments = renderSegments(text, parsed.segments, prev, next, edits.map((edit) => ({ ...edit })))
+    if (bySegments) return bySegments
+  }
+  const doc = parsed.yaml ?? parseYaml(text).doc
+  const edited = editChecked(text, doc, edits, next)
+  if (edited) return { text: edited.text, preserved: true, parsed: { data: next, yaml: edited.doc, segments: segmentsOf(edited.text, edited.doc) } }
   const fresh = renderFresh(next)
   const actual = readBack(fresh)
   if (actual === UNREADABLE || !dataEqual(actual, next)) throw cannotHold(file, next, actual)
@@ -70,7 +152,16 @@ const UNREADABLE = Symbol('unreadable')
 function readBack(text: string): unknown {
   try {
     const { doc, problems } = parseYaml(text)
-    return problems.length ? UNREADABLE : (doc.toJS(YAML_OPTIONS) ?? {})
+    return problems.length ? UNREADABLE : readData(doc)
+  } catch {
+    return UNREADABLE
+  }
+}
+
+/** What a parsed document reads as, or {@link UNREADABLE} when it does not resolve. */
+function readData(doc: Document.Parsed): unknown {
+  try {
+    return doc.toJS(YAML_OPTIONS) ?? {}
   } catch {
     return UNREADABLE
   }
@@ -145,10 +236,10 @@ export function renderJson(next: unknown): string {
  * @throws {SettingsDocumentCannotHoldError} from {@link renderYaml}.
  */
 export function renderDocument(format: DocumentFormat, text: string, parsed: ParsedDocument, next: unknown, file = ''): Rendered {
-  if (format === 'json' || !parsed.yaml) {
+  if (format === 'json') {
     const json = renderJson(next)
     // A CRLF document stays CRLF.
     return { text: text.includes('\r\n') ? json.replace(/\n/g, '\r\n') : json, preserved: true }
   }
-  return renderYaml(text, parsed.yaml, parsed.data, next, file)
+  return renderYaml(text, parsed, next as Record<string, unknown>, file)
 }

@@ -59,7 +59,7 @@ function refusal(text: string, next: Record<string, unknown>): SettingsDocumentC
   const parsed = parseSettings(text, 'yaml', FILE)
   let caught: unknown
   try {
-    renderYaml(text, parsed.yaml!, parsed.data, next, FILE)
+    renderYaml(text, parsed, next, FILE)
   } catch (error) {
     caught = error
   }

@@ -318,7 +318,7 @@ describe('data YAML cannot hold', () => {
     const parsed = parseSettings('', 'yaml', FILE)
     let caught: unknown
     try {
-      renderYaml('', parsed.yaml!, parsed.data, { '\ufeffweb': { engine: 'sk-LEAK' } }, FILE)
+      renderYaml('', parsed, { '\ufeffweb': { engine: 'sk-LEAK' } }, FILE)
     } catch (error) {
       caught = error
     }

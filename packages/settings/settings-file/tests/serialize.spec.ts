@@ -113,9 +113,71 @@ describe('renderDocument', () => {
     const parsed = parseSettings(text, 'yaml', 'settings.yaml')
     const rendered = renderDocument('yaml', text, parsed, { chat: { model: 'o3' } })
     expect(rendered).toMatchObject({ text: '# mine\nchat:\n  model: o3   # default\n', preserved: true })
-    // The check's parse comes back, so the next write need not parse the same bytes again.
+    // What the check read comes back, with where each entry now stands, so the next write need not parse the same bytes again.
     expect(rendered.parsed?.data).toStrictEqual({ chat: { model: 'o3' } })
-    expect(rendered.parsed?.yaml?.toJS()).toStrictEqual({ chat: { model: 'o3' } })
+    expect(rendered.parsed?.segments).toEqual([{ key: 'chat', start: 0, end: rendered.text.length }])
+  })
+})
+
+describe('renderYaml: editing only the entries a write changes', () => {
+  const text = '# settings\n\nalpha:\n  n: 1   # one\n\n# the second\nbeta:\n  list: [a, b]\ngamma:\n  s: "x"\n'
+
+  it('cuts the document at its top-level keys and edits only the changed piece, byte for byte', () => {
+    const parsed = parseSettings(text, 'yaml', 'settings.yaml')
+    expect(parsed.segments?.map((segment) => [segment.key, text.slice(segment.start, segment.end)])).toEqual([
+      ['alpha', '# settings\n\nalpha:\n  n: 1   # one\n\n# the second\n'],
+      ['beta', 'beta:\n  list: [a, b]\n'],
+      ['gamma', 'gamma:\n  s: "x"\n'],
+    ])
+    const next = { ...parsed.data, beta: { list: ['a', 'b', 'c'] } }
+    const rendered = renderYaml(text, parsed, next)
+    expect(rendered.text).toBe(text.replace('list: [a, b]', 'list: [a, b, c]'))
+    // No whole-document parse was made: the node tree is left to be parsed when a write needs it.
+    expect(rendered.parsed?.yaml).toBeUndefined()
+    expect(rendered.parsed?.data).toBe(next)
+  })
+
+  it("keeps the pieces' places right across writes that change their lengths", () => {
+    let current = text
+    let parsed = parseSettings(text, 'yaml', 'settings.yaml')
+    const steps = [
+      { ...parsed.data, alpha: { n: 123456 } },
+      { alpha: { n: 123456 }, beta: { list: ['a', 'b'] }, gamma: { s: 'a much longer string than before' } },
+      { alpha: { n: 1 }, beta: { list: [] }, gamma: { s: 'a much longer string than before' } },
+    ]
+    for (const next of steps) {
+      const rendered = renderYaml(current, parsed, next)
+      expect(reparse(rendered.text)).toStrictEqual(next)
+      current = rendered.text
+      parsed = rendered.parsed!
+      // The places handed on are where a fresh parse of the text puts them.
+      expect(parsed.segments).toEqual(parseSettings(current, 'yaml', 'settings.yaml').segments)
+    }
+    expect(current).toBe('# settings\n\nalpha:\n  n: 1   # one\n\n# the second\nbeta:\n  list: []\ngamma:\n  s: "a much longer string than before"\n')
+  })
+
+  it('edits the whole document when a write adds or removes a top-level key', () => {
+    const parsed = parseSettings(text, 'yaml', 'settings.yaml')
+    const added = renderYaml(text, parsed, { ...parsed.data, delta: { on: true } })
+    expect(reparse(added.text)).toStrictEqual({ ...parsed.data, delta: { on: true } })
+    expect(added.parsed?.yaml).toBeDefined()
+    const { gamma: _gone, ...rest } = parsed.data
+    const removed = renderYaml(text, parsed, rest)
+    expect(reparse(removed.text)).toStrictEqual(rest)
+    expect(removed.parsed?.yaml).toBeDefined()
+  })
+
+  it('never cuts a document whose parts are linked (anchors, aliases, merge keys, tags) or that holds document markers', () => {
+    for (const linked of [
+      'a: &x {n: 1}\nb: *x\n',
+      'base: {n: 1}\nb:\n  <<: {n: 2}\n',
+      'a: !!str 1\nb: 2\n',
+      '---\na: 1\nb: 2\n',
+      '{a: 1, b: 2}\n',
+      '? a\n: 1\nb: 2\n',
+    ]) {
+      expect(parseSettings(linked, 'yaml', 'settings.yaml').segments, linked).toBeUndefined()
+    }
   })
 })
 
@@ -125,14 +187,14 @@ describe('renderYaml: verification and fallback', () => {
 
   it('returns the very same text when nothing changed, without editing', () => {
     const parsed = parseSettings(text, 'yaml', 'settings.yaml')
-    expect(renderYaml(text, parsed.yaml!, parsed.data, plainCopy(parsed.data))).toStrictEqual({ text, preserved: true })
+    expect(renderYaml(text, parsed, plainCopy(parsed.data))).toStrictEqual({ text, preserved: true })
     expect(editor.calls).toBe(0)
   })
 
   it('renders afresh, unfolded, when the in-place editor throws', () => {
     editor.mode = 'throw'
     const parsed = parseSettings(text, 'yaml', 'settings.yaml')
-    const rendered = renderYaml(text, parsed.yaml!, parsed.data, next)
+    const rendered = renderYaml(text, parsed, next)
     expect(rendered).toStrictEqual({ text: `chat:\n  model: o3\n  note: ${'n'.repeat(130)}\n`, preserved: false })
     expect(reparse(rendered.text)).toStrictEqual(next)
   })
@@ -140,7 +202,7 @@ describe('renderYaml: verification and fallback', () => {
   it('renders afresh when the edited text does not parse', () => {
     editor.mode = 'unparsable'
     const parsed = parseSettings(text, 'yaml', 'settings.yaml')
-    const rendered = renderYaml(text, parsed.yaml!, parsed.data, next)
+    const rendered = renderYaml(text, parsed, next)
     expect(rendered.preserved).toBe(false)
     expect(reparse(rendered.text)).toStrictEqual(next)
   })
@@ -148,11 +210,12 @@ describe('renderYaml: verification and fallback', () => {
   it('retries with corrections a bounded number of times, then renders afresh', () => {
     editor.mode = 'unchanged'
     const parsed = parseSettings(text, 'yaml', 'settings.yaml')
-    const rendered = renderYaml(text, parsed.yaml!, parsed.data, next)
+    const rendered = renderYaml(text, parsed, next)
     expect(rendered.preserved).toBe(false)
     expect(reparse(rendered.text)).toStrictEqual(next)
     expect(editor.calls).toBeGreaterThan(1)
-    expect(editor.calls).toBeLessThanOrEqual(4)
+    // At most four rounds on the changed piece, then four on the whole document.
+    expect(editor.calls).toBeLessThanOrEqual(8)
   })
 
   it('holds next after a real fallback (an edit of a literal block scalar)', () => {
@@ -160,21 +223,21 @@ describe('renderYaml: verification and fallback', () => {
     const parsed = parseSettings(original, 'yaml', 'prompts.yaml')
     const edited = plainCopy(parsed.data)
     edited.chat.system = 'Be brief.'
-    expect(reparse(renderYaml(original, parsed.yaml!, parsed.data, edited).text)).toStrictEqual(edited)
+    expect(reparse(renderYaml(original, parsed, edited).text)).toStrictEqual(edited)
   })
 
   it('holds next for a section holding a literal key named <<, even when it renders afresh', () => {
     const source = 'sec:\n  name: x\n'
     const parsed = parseSettings(source, 'yaml', 'settings.yaml')
     const withKey = { sec: { name: 'x', '<<': { a: 1 } } }
-    expect(reparse(renderYaml(source, parsed.yaml!, parsed.data, withKey).text)).toStrictEqual(withKey)
+    expect(reparse(renderYaml(source, parsed, withKey).text)).toStrictEqual(withKey)
   })
 
   it('does not throw for a section holding a literal key named << with a scalar value', () => {
     const source = 'sec:\n  name: x\n'
     const parsed = parseSettings(source, 'yaml', 'settings.yaml')
     const withKey = { sec: { name: 'x', '<<': 'literal' } }
-    expect(reparse(renderYaml(source, parsed.yaml!, parsed.data, withKey).text)).toStrictEqual(withKey)
+    expect(reparse(renderYaml(source, parsed, withKey).text)).toStrictEqual(withKey)
   })
 })
 
@@ -268,7 +331,7 @@ describe('renderYaml properties', () => {
       fc.property(editsOf(pathsOf(parsed.data), anyKey, anyValue), (edits) => {
         const next = plainCopy(parsed.data)
         for (const edit of edits) applyEdit(next, edit)
-        const rendered = renderYaml(original, parsed.yaml!, parsed.data, next)
+        const rendered = renderYaml(original, parsed, next)
         expect(reparse(rendered.text)).toStrictEqual(next)
       }),
       { numRuns: 100 },
@@ -284,7 +347,7 @@ describe('renderYaml properties', () => {
         fc.property(editsOf(pathsOf(parsed.data), word, plainValue), (edits) => {
           const next = plainCopy(parsed.data)
           for (const edit of edits) applyEdit(next, edit)
-          const rendered = renderYaml(original, parsed.yaml!, parsed.data, next)
+          const rendered = renderYaml(original, parsed, next)
           expect(rendered.preserved).toBe(true)
           expect(reparse(rendered.text)).toStrictEqual(next)
         }),
@@ -303,7 +366,7 @@ describe('renderYaml properties', () => {
         fc.property(fc.constantFrom(...leaves), anyScalar, (path, value) => {
           const next = plainCopy(parsed.data)
           applyEdit(next, { op: 'set', path, value })
-          const rendered = renderYaml(original, parsed.yaml!, parsed.data, next)
+          const rendered = renderYaml(original, parsed, next)
           expect(rendered.preserved).toBe(true)
           expect(reparse(rendered.text)).toStrictEqual(next)
           const before = original.split('\n')

@@ -32,7 +32,7 @@ function editText(text: string, change: (next: Doc) => void): Edited {
   const parsed = parseSettings(text, 'yaml', 'settings.yaml')
   const next = JSON.parse(JSON.stringify(parsed.data)) as Doc
   change(next)
-  return { original: text, next, result: renderYaml(text, parsed.yaml!, parsed.data, next) }
+  return { original: text, next, result: renderYaml(text, parsed, next) }
 }
 
 function edit(name: string, change: (next: Doc) => void): Edited {
@@ -862,7 +862,7 @@ describe('line endings', () => {
     next.a.x = 5
     next.a.z = { k: 1 }
     next.c = 'new'
-    const result = renderYaml(text, parsed.yaml!, parsed.data, next)
+    const result = renderYaml(text, parsed, next)
     expect(result.text).toBe('a:\r\n  x: 5  # c\r\n  y: 2\r\n  z:\r\n    k: 1\r\nb: [1, 2]\r\nc: new\r\n')
     expect(result.preserved).toBe(true)
   })

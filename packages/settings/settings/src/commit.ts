@@ -1,6 +1,6 @@
 import type { Logger } from 'cordis'
 import { dataEqual } from './equal.ts'
-import { adoptDocument, changedSections, isWellNamed, sectionId, withSection, type SectionKey } from './document.ts'
+import { adoptDocument, changedSections, isWellNamed, sectionId, type SectionKey } from './document.ts'
 import type { SettingsEvents } from './events.ts'
 import { sectionLabel } from './ids.ts'
 import { judgeSite, type Judgment } from './judge.ts'
@@ -16,6 +16,8 @@ export interface WriteOutcome {
   changed: boolean
   /** The section's revision once the write is committed. */
   revision: number
+  /** The whole document with this write applied, as the transaction built it (shares every other section). */
+  document: SettingsDocument
   /** Each fed instance's value (or failure) against the written document, as judged before storing. */
   judged: ReadonlyMap<Instance, Judgment>
 }
@@ -55,7 +57,7 @@ export class Commits {
 
   /** Copy a provider's document, warning once about each shape problem it newly has (not again on every write). */
   private adopt(document: unknown): SettingsDocument {
-    const { doc, problems } = adoptDocument(document)
+    const { doc, problems } = adoptDocument(document, this.committed)
     for (const problem of problems) if (!this.problems.has(problem)) this.logger.warn(`settings: ${problem}`)
     this.problems = new Set(problems)
     return doc
@@ -69,6 +71,8 @@ export class Commits {
    * @returns the document as committed now.
    */
   observe(document: unknown, invariants: unknown[]): SettingsDocument {
+    // The document this seam committed last, handed back as it was: nothing changed, nothing to copy or compare.
+    if (document === this.committed) return this.committed
     const next = this.adopt(document)
     const changed = changedSections(this.committed, next)
     this.committed = next
@@ -89,7 +93,8 @@ export class Commits {
   /** Commit one judged write: the section, its revision and announcement, then the values judged for the instances it feeds. */
   commit(key: SectionKey, outcome: WriteOutcome, invariants: unknown[]): void {
     if (!outcome.changed) return
-    this.committed = withSection(this.committed, key, outcome.section)
+    // The transaction built this document from the committed one (nothing may commit in between): take it as is.
+    this.committed = outcome.document
     this.revisions.set(sectionId(key.ns, key.scope), outcome.revision)
     this.events.sectionChanged(key, outcome.revision, invariants)
     const kind = this.registry.kinds.get(key.ns)

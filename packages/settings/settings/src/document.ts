@@ -1,7 +1,7 @@
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import { dataEqual } from './equal.ts'
 import { NAMESPACE_PATTERN } from './ids.ts'
-import { copyData, isPlainObject } from './data.ts'
+import { copyData, isPlainObject, setOwn } from './data.ts'
 import type { SettingsDocument } from './types.ts'
 
 /** The document key that holds scoped sections. */
@@ -55,14 +55,19 @@ function shownKey(key: string): string {
  * empty; a non-object `scopes` map or scope entry is kept as stored (so a write
  * does not drop it) but reads as holding no sections; a key that is not a
  * namespace, or a scope id that is not `<kind>/<id>`, is kept and ignored.
+ *
+ * A section that is the very object `previous` holds at the same place (a
+ * provider handing back the document the seam gave it) is reused, not copied:
+ * the seam never mutates its sections, so a write costs what it changed, not
+ * the size of the document.
  */
-export function adoptDocument(input: unknown): { doc: SettingsDocument; problems: string[] } {
+export function adoptDocument(input: unknown, previous: SettingsDocument = {}): { doc: SettingsDocument; problems: string[] } {
   const problems: string[] = []
   if (!isPlainObject(input)) {
     if (input !== undefined && input !== null) problems.push('the document is not a map of namespace sections; reading it as empty')
     return { doc: {}, problems }
   }
-  const doc = copyData(input) as SettingsDocument
+  const doc = adoptSections(input, previous)
   for (const key of Object.keys(doc)) {
     if (key !== SCOPES_KEY && !NAMESPACE_PATTERN.test(key)) problems.push(`key ${shownKey(key)} is not a namespace (it must match ${NAMESPACE_PATTERN}); it is ignored`)
   }
@@ -82,6 +87,32 @@ export function adoptDocument(input: unknown): { doc: SettingsDocument; problems
     }
   }
   return { doc, problems }
+}
+
+/** A shallow copy of one map of sections, copying only the entries `previous` does not hold as the same object. */
+function reuseOrCopy(input: Record<string, unknown>, previous: unknown): Record<string, unknown> {
+  const known = isPlainObject(previous) ? previous : undefined
+  const result: Record<string, unknown> = {}
+  for (const key of Object.keys(input)) {
+    const value = input[key]
+    setOwn(result, key, known && Object.hasOwn(known, key) && known[key] === value ? value : copyData(value))
+  }
+  return result
+}
+
+/** The document's root and its `scopes` maps copied, each section reused from `previous` when it is the same object. */
+function adoptSections(input: Record<string, unknown>, previous: SettingsDocument): SettingsDocument {
+  const doc = reuseOrCopy(input, previous)
+  const scopes = own(input, SCOPES_KEY)
+  if (!isPlainObject(scopes)) return doc
+  const previousScopes = own(previous, SCOPES_KEY)
+  const copied: Record<string, unknown> = {}
+  for (const scope of Object.keys(scopes)) {
+    const sections = scopes[scope]
+    setOwn(copied, scope, isPlainObject(sections) ? reuseOrCopy(sections, own(previousScopes, scope)) : copyData(sections))
+  }
+  setOwn(doc, SCOPES_KEY, copied)
+  return doc
 }
 
 /** Whether a section can feed anything: its namespace and scope id follow the grammar. */

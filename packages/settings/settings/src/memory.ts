@@ -44,10 +44,11 @@ export class MemorySettingsProvider extends SettingsProvider {
 
   protected transact(transaction: SettingsTransaction): Promise<void> {
     return this.exclusive(() => {
-      const current = copyData(this.stored) as SettingsDocument
+      // No copies: `apply` never mutates what it is given, nor the seam what it returned (see SettingsTransaction).
+      const current = this.stored
       const next = transaction.apply(current)
       if (next !== current) {
-        this.stored = copyData(next) as SettingsDocument
+        this.stored = next
         this.persistCount++
       }
       transaction.commit()

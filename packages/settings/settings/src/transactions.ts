@@ -19,6 +19,12 @@ import { checkPayload, deriveSection, type WriteMode, type WritePayload } from '
  * be called again (the store changed under the first result); only the last
  * result counts. Callers are told their outcome once `transact` has returned,
  * so nothing the provider holds (a lock) outlives an awaited write.
+ *
+ * Neither side mutates the documents they pass: `apply` reads `current`
+ * without changing it, and the document it returns is never changed by the
+ * seam afterwards. A provider may keep that document as it is and hand it back
+ * as the next `current`; sections the seam already holds are then reused, not
+ * copied or compared, so a write costs what it changed.
  */
 export interface SettingsTransaction {
   /** Fold in outside changes, then derive, check and validate the queued writes. Never throws. */
@@ -193,11 +199,11 @@ export class WriteRunner {
     const stored = getSection(doc, key.ns, key.scope)
     const section = deriveSection(stored, write.payload, { label, ns: key.ns, scope: key.scope })
     const changed = !dataEqual(stored, section)
-    if (!changed) return { doc, outcome: { section, changed, revision, judged: new Map() } }
+    if (!changed) return { doc, outcome: { section, changed, revision, document: doc, judged: new Map() } }
     const next = withSection(doc, key, section)
     const judged = judgeWrite(kind, key, next, doc)
     pending.set(id, revision + 1)
-    return { doc: next, outcome: { section, changed, revision: revision + 1, judged } }
+    return { doc: next, outcome: { section, changed, revision: revision + 1, document: next, judged } }
   }
 
   /**
