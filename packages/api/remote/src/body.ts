@@ -8,7 +8,7 @@ export const MAX_BODY_BYTES = 1024 * 1024
  * The deepest nesting of arrays and objects a call body may have, counting the
  * body's own `{ "args": [...] }` as two levels. This package does not know the
  * services' own limits (the settings seam takes values 64 deep); it only keeps
- * `JSON.parse` and the walks after it (its reviver, a handler's copy) from
+ * `JSON.parse` and the walks after it (a handler's copy, say) from
  * recursing arbitrarily deep.
  */
 export const MAX_BODY_DEPTH = 256
@@ -16,8 +16,36 @@ export const MAX_BODY_DEPTH = 256
 /** Keys that could reach an object's prototype if a handler ever merged the decoded data. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
-/** Thrown from the reviver to stop parsing at the first prototype key. */
-class PrototypeKeyFound extends Error {}
+/**
+ * One strict UTF-8 decoder for every body: without `stream` a decode call
+ * keeps no state between calls, so sharing it is safe and spares a decoder per request.
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * Whether parsed JSON holds a prototype key at any depth. `JSON.parse` stores
+ * such a key as an ordinary own property (it never reaches a prototype), so
+ * looking after parsing finds the same keys a reviver would see, without the
+ * reviver's cost per value. The walk keeps its own stack: the depth is bounded
+ * before parsing, but nothing here recurses anyway.
+ */
+function holdsPrototypeKey(parsed: unknown): boolean {
+  const pending: unknown[] = [parsed]
+  while (pending.length > 0) {
+    const value = pending.pop()
+    if (typeof value !== 'object' || value === null) continue
+    if (Array.isArray(value)) {
+      for (const item of value) if (typeof item === 'object' && item !== null) pending.push(item)
+      continue
+    }
+    for (const key of Object.keys(value)) {
+      if (PROTOTYPE_KEYS.has(key)) return true
+      const item = (value as Record<string, unknown>)[key]
+      if (typeof item === 'object' && item !== null) pending.push(item)
+    }
+  }
+  return false
+}
 
 /**
  * Read a request body of at most `limit` bytes.
@@ -101,25 +129,22 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
 export function decodeArgs(body: Buffer): unknown[] {
   let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body)
+    text = UTF8.decode(body)
   } catch {
     throw new RemoteError('remote/bad-request', 'the request body is not UTF-8')
   }
-  // Checked before parsing: the reviver below recurses once per level, and so would a handler.
+  // Checked before parsing: a handler's walks over the arguments would recurse once per level.
   if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
     throw new RemoteError('remote/bad-request', `the request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`)
   }
   let parsed: unknown
   try {
-    parsed = JSON.parse(text, (key, value: unknown) => {
-      if (PROTOTYPE_KEYS.has(key)) throw new PrototypeKeyFound()
-      return value
-    })
-  } catch (error) {
-    if (error instanceof PrototypeKeyFound) {
-      throw new RemoteError('remote/bad-request', 'the request body holds a reserved key (__proto__, constructor or prototype)')
-    }
+    parsed = JSON.parse(text)
+  } catch {
     throw new RemoteError('remote/bad-request', 'the request body is not valid JSON')
+  }
+  if (holdsPrototypeKey(parsed)) {
+    throw new RemoteError('remote/bad-request', 'the request body holds a reserved key (__proto__, constructor or prototype)')
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new RemoteError('remote/bad-request', 'the request body must be an object { "args": [...] }')

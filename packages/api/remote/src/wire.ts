@@ -1,7 +1,7 @@
 import type { Logger } from 'cordis'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { bearerMatches } from './auth.ts'
+import { bearerCheck } from './auth.ts'
 import { decodeArgs, readBody } from './body.ts'
 import { hasKnownStatus, RemoteError } from './error.ts'
 import { EventHub } from './event-hub.ts'
@@ -9,6 +9,7 @@ import { Exposures, type Exposure } from './exposures.ts'
 import { HostPolicy } from './hosts.ts'
 import { sendError, sendJson, setCommonHeaders } from './respond.ts'
 import { StaticAssets } from './static.ts'
+import type { RemoteRequest } from './types.ts'
 
 /** What a wire needs to listen. */
 export interface WireOptions {
@@ -46,7 +47,8 @@ export class RemoteWire {
   private server: Server | undefined
   private readonly hub: EventHub
   private policy: HostPolicy | undefined
-  private token = ''
+  /** Whether a request's `Authorization` header carries this server's token; nothing passes before `listen`. */
+  private authorized: (header: string | undefined) => boolean = () => false
   private base: string | undefined
   private closing = false
   /**
@@ -84,7 +86,7 @@ export class RemoteWire {
    * @throws the listen error (`EADDRINUSE`, `EACCES`…).
    */
   async listen(token: string): Promise<string> {
-    this.token = token
+    this.authorized = bearerCheck(token)
     // A missing Host is ours to refuse (403, like a foreign one), not Node's (a bare 400).
     const options = { requestTimeout: 30_000, headersTimeout: 10_000, requireHostHeader: false }
     const server = createServer(options, (request, response) => void this.handle(request, response))
@@ -183,7 +185,7 @@ export class RemoteWire {
 
   /** Everything under `/remote/`: the token first, then the route. */
   private async remote(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-    if (!bearerMatches(request.headers.authorization, this.token)) {
+    if (!this.authorized(request.headers.authorization)) {
       response.setHeader('WWW-Authenticate', 'Bearer')
       throw new RemoteError('remote/unauthorized', 'a valid "Authorization: Bearer <token>" header is required')
     }
@@ -214,7 +216,7 @@ export class RemoteWire {
     })
     const label = `${exposure.service}.${method}`
     try {
-      const value: unknown = await exposure.handlers.get(method)!.call(exposure.receiver, args, { signal: controller.signal })
+      const value: unknown = await exposure.handlers.get(method)!.call(exposure.receiver, args, lazySignal(controller))
       let body: string
       try {
         body = JSON.stringify({ value: value === undefined ? null : value })
@@ -251,6 +253,19 @@ export class RemoteWire {
     if (found.kind === 'refused') throw new RemoteError('remote/forbidden', 'that path is refused')
     if (found.kind === 'missing') throw new RemoteError('remote/not-found', 'no such page asset')
     await this.assets.send(found, response, request.method === 'HEAD')
+  }
+}
+
+/**
+ * A call's request facts whose `signal` is made only when a handler reads it:
+ * Node builds an `AbortSignal` lazily, and most handlers never look, so the
+ * call pays for one only when it is used (or aborted).
+ */
+function lazySignal(controller: AbortController): RemoteRequest {
+  return {
+    get signal() {
+      return controller.signal
+    },
   }
 }
 

@@ -5,16 +5,20 @@
  * digests; a plain `===` never decides.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { bearerMatches } from '../src/auth.ts'
+import { bearerCheck, bearerMatches } from '../src/auth.ts'
 import { authorized, raw, startServer, type LiveServer } from './harness.ts'
 
-/** Every `timingSafeEqual` call's buffer lengths. */
-const compares = vi.hoisted(() => ({ calls: [] as Array<[number, number]> }))
+/** Every `timingSafeEqual` call's buffer lengths, and how many digests were started. */
+const compares = vi.hoisted(() => ({ calls: [] as Array<[number, number]>, hashes: 0 }))
 
 vi.mock('node:crypto', async (importOriginal) => {
   const crypto = await importOriginal<typeof import('node:crypto')>()
   return {
     ...crypto,
+    createHash: ((...args: Parameters<typeof crypto.createHash>) => {
+      compares.hashes++
+      return crypto.createHash(...args)
+    }) as typeof crypto.createHash,
     timingSafeEqual: ((a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
       compares.calls.push([a.byteLength, b.byteLength])
       return crypto.timingSafeEqual(a, b)
@@ -26,6 +30,7 @@ const TOKEN = 'the-configured-token-0123456789abcdef'
 
 beforeEach(() => {
   compares.calls.length = 0
+  compares.hashes = 0
 })
 
 describe('bearerMatches', () => {
@@ -47,6 +52,19 @@ describe('bearerMatches', () => {
   })
 })
 
+describe('bearerCheck', () => {
+  it('digests the token once, then one candidate per check, and decides as bearerMatches does', () => {
+    const check = bearerCheck(TOKEN)
+    expect(compares.hashes).toBe(1)
+    const headers = [`Bearer ${TOKEN}`, undefined, 'Bearer x', `Bearer ${TOKEN.slice(0, -1)}X`, `Basic ${TOKEN}`, `bearer ${TOKEN}  `]
+    const verdicts = headers.map((header) => check(header))
+    expect(compares.hashes).toBe(1 + headers.length)
+    expect(compares.calls).toEqual(headers.map(() => [32, 32]))
+    expect(verdicts).toEqual([true, false, false, false, false, true])
+    expect(verdicts).toEqual(headers.map((header) => bearerMatches(header, TOKEN)))
+  })
+})
+
 describe('the server', () => {
   let live: LiveServer
 
@@ -57,12 +75,14 @@ describe('the server', () => {
 
   afterAll(async () => live.cleanup())
 
-  it('compares every presented token in constant time', async () => {
+  it('compares every presented token in constant time, digesting only the candidate per request', async () => {
     for (const token of [TOKEN, 'x', `${TOKEN}x`, TOKEN.replace(/.$/, 'X')]) {
       compares.calls.length = 0
+      compares.hashes = 0
       const answer = await raw(live, '/remote/echo/say', { method: 'POST', headers: authorized(token), body: '{"args":[1]}' })
       expect(answer.status).toBe(token === TOKEN ? 200 : 401)
       expect(compares.calls).toEqual([[32, 32]])
+      expect(compares.hashes).toBe(1)
     }
   })
 })

@@ -86,6 +86,8 @@ describe('400 for prototype keys anywhere in the body', () => {
     ['prototype deep inside', '{"args":[{"a":[{"b":{"prototype":1}}]}]}'],
     ['__proto__ beside args', '{"args":[],"__proto__":{"polluted":true}}'],
     ['constructor beside args', '{"constructor":1,"args":[]}'],
+    ['__proto__ spelled with an escape', '{"args":[{"\\u005f_proto__":{"polluted":true}}]}'],
+    ['prototype inside an array inside an array', '{"args":[[[1,{"ok":[{"prototype":2}]}]]]}'],
   ])('refuses %s before the handler runs', async (_what, body) => {
     const answer = await post(body)
     expectRefused(answer, 400, 'remote/bad-request')

@@ -59,14 +59,19 @@ export class SettingsController extends Service {
   /** Configuration schema: `home`, `opener` and `presets`. */
   static readonly Config = SettingsControllerConfig
 
-  // The controller's own context; inside a service method `this.ctx` is the caller's.
-  private readonly context: Context
+  /**
+   * The controller's own context's service registry (inside a service method
+   * `this.ctx` is the caller's context). Kept so each call looks the provider up
+   * with one `get`, rather than first resolving `ctx.get` through the context's
+   * property machinery, which builds an Error and a bound function per call.
+   */
+  private readonly registry: Context['reflect']
   private readonly options: ResolvedConfig
   private readonly logger: Logger
 
   constructor(ctx: Context, config: SettingsControllerConfig = {}) {
     super(ctx, 'settingsController')
-    this.context = ctx
+    this.registry = ctx.reflect
     this.options = resolveConfig(config)
     this.logger = ctx.logger('settings-controller')
     serveOnWire(ctx, this, this.logger)
@@ -74,7 +79,7 @@ export class SettingsController extends Service {
 
   /** The mounted settings service, looked up per call because it may come and go. */
   private provider(): SettingsProvider {
-    const settings = this.context.get('settings')
+    const settings: SettingsProvider | undefined = this.registry.get('settings')
     if (!settings) throw noProvider()
     return settings
   }
@@ -268,7 +273,8 @@ export class SettingsController extends Service {
     }
     let view: SettingsNamespaceView | undefined
     try {
-      view = this.views(settings, checkedScope).find((candidate) => candidate.ns === key)
+      // Only the written kind is described: the answer is its view, and the others cost nothing here.
+      view = this.views(settings, checkedScope, key).find((candidate) => candidate.ns === key)
     } catch (error) {
       throw toRemoteError(error, facts, this.logger, label)
     }
@@ -277,8 +283,11 @@ export class SettingsController extends Service {
     return view
   }
 
-  /** Every kind's redacted view under a scope. Redaction is not optional on this surface. */
-  private views(settings: SettingsProvider, scope: SettingsScopeId | undefined): SettingsNamespaceView[] {
-    return settings.describe({ redactSecrets: true, ...(scope === undefined ? {} : { scope }) }).map(toView)
+  /**
+   * Redacted views under a scope: every kind's, or only the kind `ns` names (none when it is not
+   * registered). Redaction is not optional on this surface.
+   */
+  private views(settings: SettingsProvider, scope: SettingsScopeId | undefined, ns?: string): SettingsNamespaceView[] {
+    return settings.describe({ redactSecrets: true, ...(scope === undefined ? {} : { scope }), ...(ns === undefined ? {} : { ns }) }).map(toView)
   }
 }

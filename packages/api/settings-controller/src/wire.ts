@@ -72,10 +72,12 @@ export function serveOnWire(ctx: Context, controller: SettingsController, logger
       logger.error(`settings-controller: exposing ${SETTINGS_REMOTE_SERVICE} on the remote server failed:`, error)
       throw error
     }
+    // Resolved once for this server's lifetime, not per event: reaching a method through the service proxy costs more than the broadcast.
+    const broadcast = server.broadcast.bind(server)
     const forward = (event: string, payload: Record<string, unknown>) => {
       // A failing stream must never reach the settings commit that emitted the event.
       try {
-        server.broadcast(event, payload)
+        broadcast(event, payload)
       } catch (error) {
         logger.warn(`settings-controller: broadcasting ${event} failed:`, error)
       }

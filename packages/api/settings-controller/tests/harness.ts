@@ -203,8 +203,12 @@ export class FakeRemoteServer extends Service {
     }, `expose(${service})`)
   }
 
-  /** Record one event, JSON round-tripped as a stream would carry it. */
+  /** When set, every broadcast throws it (a broken stream), as the real server's encoding failure would. */
+  failure: Error | undefined
+
+  /** Record one event, JSON round-tripped as a stream would carry it; throw {@link failure} when one is set. */
   broadcast(event: string, payload: unknown): void {
+    if (this.failure) throw this.failure
     this.events.push({ event, payload: JSON.parse(JSON.stringify(payload)) })
   }
 }

@@ -113,9 +113,7 @@ describe('events', () => {
 
   it('keeps a write whose broadcast fails', async () => {
     const { b, server } = await setup()
-    server.broadcast = () => {
-      throw new TypeError('stream is broken')
-    }
+    server.failure = new TypeError('stream is broken')
     await expect(b.controller.update('search', { engine: 'google' })).resolves.toMatchObject({ user: { engine: 'google' } })
     expect(b.logs.some((line) => line.text.includes('stream is broken'))).toBe(true)
   })
