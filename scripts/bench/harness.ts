@@ -28,6 +28,8 @@ export interface Row {
   target: string
   /** `undefined` for report-only rows. */
   met?: boolean
+  /** `ours` is only a lower bound: the measurement ran out of its time budget before it finished. */
+  lowerBound?: boolean
   /** Samples and context for the results file. */
   detail?: Record<string, unknown>
 }
@@ -92,24 +94,36 @@ export function namespaces(count: number): string[] {
   return Array.from({ length: count }, (_, index) => `ns-${String(index).padStart(3, '0')}`)
 }
 
-/** The schema every namespace of the write benchmarks registers (nested object, list, secret). */
-export const PluginSchema = Schema.object({
-  engine: Schema.union(['bing', 'google', 'duckduckgo']).default('duckduckgo'),
-  limit: Schema.natural().max(1000).default(10),
-  counter: Schema.natural().default(0),
-  nested: Schema.object({
-    enabled: Schema.boolean().default(false),
-    label: Schema.string().default(''),
-  }),
-  tags: Schema.array(String).default([]),
-  apiKey: Schema.string().role('secret'),
-})
+/**
+ * Build the write benchmarks' plugin schema (nested object, list, secret) as a
+ * new object on every call. A real deployment holds one schema object per
+ * plugin, each built by that plugin's own module, so benchmarks that register
+ * many namespaces call this once per namespace instead of sharing one object.
+ */
+export function buildPluginSchema() {
+  return Schema.object({
+    engine: Schema.union(['bing', 'google', 'duckduckgo']).default('duckduckgo'),
+    limit: Schema.natural().max(1000).default(10),
+    counter: Schema.natural().default(0),
+    nested: Schema.object({
+      enabled: Schema.boolean().default(false),
+      label: Schema.string().default(''),
+    }),
+    tags: Schema.array(String).default([]),
+    apiKey: Schema.string().role('secret'),
+  })
+}
+
+/** One shared instance of {@link buildPluginSchema}, for benchmarks where sharing does not matter. */
+export const PluginSchema = buildPluginSchema()
 
 export type PluginSettings = ReturnType<typeof PluginSchema>
 
 /**
  * A hand-written-looking YAML document with one commented section per
  * namespace (~120 bytes each). `counters` sets a namespace's `counter`.
+ * `limit` cycles through 1–1,000 (the schema's maximum), so any count of
+ * namespaces is valid.
  */
 export function yamlDocument(names: readonly string[], counters: Readonly<Record<string, number>> = {}): string {
   const lines = ['# dsh settings, edited by hand', '']
@@ -118,7 +132,7 @@ export function yamlDocument(names: readonly string[], counters: Readonly<Record
       `# settings of ${ns}`,
       `${ns}:`,
       `  engine: ${index % 2 ? 'bing' : 'google'}`,
-      `  limit: ${index + 1}`,
+      `  limit: ${(index % 1000) + 1}`,
       `  counter: ${counters[ns] ?? 0}`,
       `  nested:`,
       `    enabled: true`,
@@ -135,7 +149,7 @@ export function plainDocument(names: readonly string[]): Record<string, unknown>
   return Object.fromEntries(
     names.map((ns, index) => [
       ns,
-      { engine: index % 2 ? 'bing' : 'google', limit: index + 1, counter: 0, nested: { enabled: true, label: `plugin ${index}` }, tags: ['a', 'b'] },
+      { engine: index % 2 ? 'bing' : 'google', limit: (index % 1000) + 1, counter: 0, nested: { enabled: true, label: `plugin ${index}` }, tags: ['a', 'b'] },
     ]),
   )
 }

@@ -1,38 +1,64 @@
 /**
- * `pnpm bench`: measure the settings seam and the file provider against their
- * targets (issue 3, section 3), print a table and write bench-results.json at
- * the repository root. Not a test: a missed target is reported, not failed;
- * the exit code is non-zero only when a measurement could not run.
+ * `pnpm bench`: measure the settings seam, the file provider and the wire
+ * against their targets (issue 3, section 3; issue 12), print a table and write
+ * bench-results.json at the repository root. Not a test: a missed target is
+ * reported, not failed; the exit code is non-zero only when a measurement
+ * could not run.
+ *
+ * `pnpm bench --scale` adds the scaling grids (10 to 10,000 namespaces, 1 KB
+ * to 10 MB sections; see scale.ts) and the goal rows they decide.
  *
  * Every figure is a median over repeated runs (watch latency: p50/p95 over its
- * samples), and every comparison is measured in the same run as our figure.
+ * samples), and every comparison is measured in the same run as our figure;
+ * every row names what it is compared with.
  */
 import { writeFile } from 'node:fs/promises'
 import { cpus, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { benchBurstVsConf } from './conf.ts'
+import { benchSingleVsConf } from './conf-single.ts'
 import { benchDescribe } from './describe.ts'
+import { markdownTable } from './format.ts'
 import { removeAllTemps, type Row } from './harness.ts'
+import { benchPacedBurst } from './paced.ts'
 import { benchReads } from './reads.ts'
+import { benchScale, type ScaleGrid } from './scale.ts'
 import { now } from './stats.ts'
 import { benchUpdate } from './update.ts'
 import { benchWatchLatency } from './watch-latency.ts'
+import { benchWire } from './wire.ts'
 
 const RESULTS = fileURLToPath(new URL('../../bench-results.json', import.meta.url))
+
+const USAGE = 'usage: pnpm bench [--scale]'
+
+/** The command line: `--scale` adds the scaling grids; anything else is a usage error. */
+function parseArgs(argv: readonly string[]): { scale: boolean } | undefined {
+  let scale = false
+  for (const arg of argv) {
+    if (arg === '--scale') scale = true
+    else return undefined
+  }
+  return { scale }
+}
 
 const measurements: [string, () => Promise<Row[]>][] = [
   ['reads', benchReads],
   ['update', benchUpdate],
+  ['update vs conf.set', benchSingleVsConf],
   ['burst + conf', benchBurstVsConf],
+  ['paced burst', benchPacedBurst],
   ['watch latency', benchWatchLatency],
   ['describe + heap (child with --expose-gc)', benchDescribe],
+  ['wire (deployment + client process)', benchWire],
 ]
 
-function figure(value: number | undefined, unit: string): string {
-  if (value === undefined) return '—'
-  if (unit === 'writes') return String(value)
+function figure(value: number | undefined, unit: string, lowerBound = false): string {
+  if (value === undefined || Number.isNaN(value)) return '—'
+  const prefix = lowerBound ? '> ' : ''
+  if (unit === 'writes') return prefix + String(Math.round(value * 10) / 10)
   const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
-  return `${value.toFixed(digits)} ${unit}`
+  return `${prefix}${value.toFixed(digits)} ${unit}`
 }
 
 function ratioText(row: Row): string {
@@ -41,28 +67,56 @@ function ratioText(row: Row): string {
   return row.ratioKind === 'speed-up' ? `${row.ratio.toFixed(digits)}× faster` : `${row.ratio.toFixed(digits)}×`
 }
 
+function ratioOrBound(row: Row): string {
+  const text = ratioText(row)
+  return row.lowerBound && row.ratio !== undefined ? `> ${text}` : text
+}
+
 function table(rows: readonly Row[]): string {
-  const header = ['measurement', 'ours', 'comparison', 'ratio', 'target', 'met?']
+  const header = ['measurement', 'ours', 'compared with', 'comparison', 'ratio', 'target', 'met?']
   const body = rows.map((row) => [
     row.measurement,
-    figure(row.ours, row.unit),
+    figure(row.ours, row.unit, row.lowerBound),
+    row.comparisonLabel ?? '—',
     figure(row.comparison, row.unit),
-    ratioText(row),
+    ratioOrBound(row),
     row.target,
     row.met === undefined ? '—' : row.met ? 'yes' : 'NO',
   ])
-  const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)))
-  const line = (cells: string[]) => '| ' + cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ') + ' |'
-  return [line(header), '|' + widths.map((width) => '-'.repeat(width + 2)).join('|') + '|', ...body.map(line)].join('\n')
+  return markdownTable(header, body)
+}
+
+function printGrid(grid: ScaleGrid): void {
+  console.log(`\n${grid.title}\n`)
+  console.log(grid.table)
+  for (const note of grid.notes) console.log(`- ${note}`)
 }
 
 async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2))
+  if (!args) {
+    console.error(USAGE)
+    return 2
+  }
   const started = now()
   const rows: Row[] = []
+  const grids: ScaleGrid[] = []
   const failures: { measurement: string; error: string }[] = []
   const timings: Record<string, number> = {}
+  const steps: [string, () => Promise<Row[]>][] = [...measurements]
+  if (args.scale) {
+    steps.push([
+      'scale (one child per size, time-budgeted)',
+      async () => {
+        process.stderr.write('\n')
+        const result = await benchScale((line) => process.stderr.write(`  ${line}\n`))
+        grids.push(...result.grids)
+        return result.rows
+      },
+    ])
+  }
   try {
-    for (const [name, run] of measurements) {
+    for (const [name, run] of steps) {
       const begin = now()
       process.stderr.write(`bench: ${name}…`)
       try {
@@ -80,6 +134,7 @@ async function main(): Promise<number> {
   }
   const totalMs = now() - started
   console.log(table(rows))
+  for (const grid of grids) printGrid(grid)
   const missed = rows.filter((row) => row.met === false)
   console.log(`\n${rows.filter((row) => row.met !== undefined).length - missed.length} of ${rows.filter((row) => row.met !== undefined).length} targets met` + (missed.length ? `; missed: ${missed.map((row) => row.id).join(', ')}` : ''))
   if (failures.length) console.log(`measurements that could not run: ${failures.map((failure) => failure.measurement).join(', ')}`)
@@ -87,9 +142,11 @@ async function main(): Promise<number> {
   const results = {
     date: new Date().toISOString(),
     environment: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemoryMB: Math.round(totalmem() / 2 ** 20) },
+    scale: args.scale,
     totalMs,
     timingsMs: timings,
     rows,
+    scaleGrids: grids.map((grid) => grid.data),
     failures,
   }
   await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n')

@@ -3,7 +3,7 @@
  * provider on a temp dir, `watch: false`) against the floor: the I/O every
  * transaction has to do anyway — read the file, exclusive-create a temp
  * sibling, write the same final bytes, fsync, rename, fsync the directory.
- * Target: ours ≤ 3× the floor.
+ * Target: ours ≤ 2× the floor (issue 12; issue 3 asked for ≤ 3×).
  *
  * Each run is one awaited `update()` through the owner handle, followed by one
  * floor write of exactly the bytes that update left on disk, to a sibling file
@@ -85,8 +85,8 @@ export async function benchUpdate(): Promise<Row[]> {
         unit: 'ms',
         ratio: oursMedian / floorMedian,
         ratioKind: 'ours/comparison',
-        target: '≤ 3×',
-        met: oursMedian / floorMedian <= 3,
+        target: '≤ 2×',
+        met: oursMedian / floorMedian <= 2,
         detail: { documentBytes: bytes, runs: RUNS, ours: summarize(ours), floor: summarize(floor), oursRuns: ours, floorRuns: floor, warnings: booted.warnings },
       },
     ]

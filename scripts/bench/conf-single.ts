@@ -1,0 +1,74 @@
+/**
+ * One write against `conf@15.1.0`: one awaited `update({ counter })` through an
+ * owner handle on the 100-namespace YAML document (file provider,
+ * `watch: false`), and one `conf.set('<ns>.counter', value)` on a conf store
+ * holding the same 100 sections as JSON. Runs are paired (ours, then conf's,
+ * each on the next namespace), after unrecorded warm-up rounds; the figures
+ * are medians. conf writes the whole file atomically on every `set`, without
+ * a lock, a re-read or a directory fsync, so this is the floor a user would
+ * compare us with. Target (issue 12): ours ≤ 2× conf.
+ */
+import Conf from 'conf'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import FileSettingsProvider from 'dsh-settings-file'
+import { bootProvider, buildPluginSchema, mount, namespaces, plainDocument, removeTemp, tempDir, yamlDocument, type Row } from './harness.ts'
+import { median, now, summarize } from './stats.ts'
+
+const NAMESPACES = 100
+const WARMUP = 5
+const RUNS = 30
+
+/** Time paired single writes, ours and conf's, and report their medians side by side. */
+export async function benchSingleVsConf(): Promise<Row[]> {
+  const names = namespaces(NAMESPACES)
+  const dir = await tempDir('single')
+  const confDir = await tempDir('single-conf')
+  const file = join(dir, 'settings.yaml')
+  await writeFile(file, yamlDocument(names), { mode: 0o600 })
+  await writeFile(join(confDir, 'config.json'), JSON.stringify(plainDocument(names), null, '\t'), { mode: 0o600 })
+  const booted = await bootProvider(FileSettingsProvider, { path: file, watch: false })
+  try {
+    const schemas = names.map(() => buildPluginSchema())
+    const { value: handles } = await mount(booted.root, (ctx) => names.map((ns, index) => ctx.settings.register(ns, schemas[index]!)))
+    const conf = new Conf<Record<string, unknown>>({ cwd: confDir })
+    const ours: number[] = []
+    const theirs: number[] = []
+    for (let run = 0; run < WARMUP + RUNS; run++) {
+      const index = run % NAMESPACES
+      const counter = run + 1
+      let start = now()
+      await handles[index]!.update({ counter })
+      const oursMs = now() - start
+      start = now()
+      conf.set(`${names[index]}.counter`, counter)
+      const confMs = now() - start
+      if (handles[index]!.get().counter !== counter || conf.get(`${names[index]}.counter`) !== counter) throw new Error('a single update did not commit')
+      if (run >= WARMUP) {
+        ours.push(oursMs)
+        theirs.push(confMs)
+      }
+    }
+    const oursMedian = median(ours)
+    const confMedian = median(theirs)
+    return [
+      {
+        id: 'write.update-vs-conf',
+        measurement: `one update() vs one conf.set, ${NAMESPACES} ns`,
+        ours: oursMedian,
+        comparison: confMedian,
+        comparisonLabel: 'conf@15.1.0 set() of one key, same data (JSON)',
+        unit: 'ms',
+        ratio: oursMedian / confMedian,
+        ratioKind: 'ours/comparison',
+        target: '≤ 2×',
+        met: oursMedian / confMedian <= 2,
+        detail: { runs: RUNS, ours: summarize(ours), conf: summarize(theirs), oursRuns: ours, confRuns: theirs, warnings: booted.warnings },
+      },
+    ]
+  } finally {
+    await booted.dispose()
+    await removeTemp(dir)
+    await removeTemp(confDir)
+  }
+}
