@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, fstatSync, linkSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { SettingsLockTimeoutError } from './errors.ts'
 import { currentOwner, hostFacts, isOwnerGone, parseOwner, type LockOwner } from './owner.ts'
-import { writeTemp } from './atomic.ts'
+import { writeSmallTemp } from './atomic.ts'
 import { openIfPresent } from './version.ts'
 
 /**
@@ -90,7 +90,7 @@ class LockProtocol {
   /** Create `path` holding this record, only if nothing is there; the file never exists without the record. */
   async createExclusive(path: string): Promise<boolean> {
     await this.step('write-record', path)
-    const temp = await writeTemp(path, this.record, { writer: this.owner, durable: false })
+    const temp = writeSmallTemp(path, this.record, this.owner)
     try {
       await this.step('link', path)
       linkSync(temp, path)
@@ -152,7 +152,7 @@ class LockProtocol {
 
   /** Replace whatever `path` holds with this record in one rename: the path is never absent. */
   private async writeOver(path: string): Promise<void> {
-    const temp = await writeTemp(path, this.record, { writer: this.owner, durable: false })
+    const temp = writeSmallTemp(path, this.record, this.owner)
     try {
       await this.step('replace', path)
       renameSync(temp, path)

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 /**
  * The document lock (src/lock.ts) on a real file system: taking, waiting, releasing,
  * taking over a lock (or a claim) whose owner is certainly gone and never one whose
@@ -10,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, open, readdir, readFile, realpath, rm, stat, utimes, writeFile, type FileHandle } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -478,17 +479,13 @@ describe('a step or a write that fails', () => {
   ])('leaves no temp file when writing %s fails (ENOSPC from the write itself)', async ([, stale, nth], context) => {
     const f = await fixture(context)
     const staleText = stale ? await f.plant(await deadRecord(f, 'dead0001')) : undefined
-    // Every record is written through a FileHandle: fail the nth write of this acquisition.
-    const probe = await open(join(f.dir, 'probe'), 'w')
-    const prototype = Object.getPrototypeOf(probe) as FileHandle
-    await probe.close()
-    await rm(join(f.dir, 'probe'))
-    const original = prototype.writeFile
+    // Every record is written with fs.writeFileSync (a few bytes, synchronously): fail the nth write of this acquisition.
+    const original = fs.writeFileSync
     const thrown = enospc()
     let writes = 0
-    const spy = vi.spyOn(prototype, 'writeFile').mockImplementation(function (this: FileHandle, ...args: Parameters<FileHandle['writeFile']>) {
-      if (++writes === nth) return Promise.reject(thrown)
-      return original.apply(this, args)
+    const spy = vi.spyOn(fs, 'writeFileSync').mockImplementation((...args: Parameters<typeof fs.writeFileSync>) => {
+      if (++writes === nth) throw thrown
+      return original(...args)
     })
     let error: unknown
     try {
