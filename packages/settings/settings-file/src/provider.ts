@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, realpathSync } from 'node:fs'
 import { link, mkdir, open, realpath, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
@@ -11,7 +11,7 @@ import { DocumentHistory } from './history.ts'
 import { mergeLateEdit } from './late-edit.ts'
 import { sweepLeftovers, tempName } from './leftovers.ts'
 import { acquireLock, type HeldLock, type LockStep } from './lock.ts'
-import { currentOwner, type LockOwner } from './owner.ts'
+import { currentOwner, hostFacts, type HostFacts, type LockOwner } from './owner.ts'
 import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, type ParsedDocument } from './parse.ts'
 import { renderDocument } from './serialize.ts'
 import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
@@ -48,8 +48,12 @@ interface Stored {
 }
 
 /** The path a write must replace: the target of a symlinked document, so the user's link survives. */
-async function writeTarget(file: string): Promise<string> {
-  return realpath(file).catch(() => file)
+function writeTarget(file: string): string {
+  try {
+    return realpathSync.native(file)
+  } catch {
+    return file
+  }
 }
 
 /** The canonical path the watcher and the lock use, also when the file does not exist yet. */
@@ -94,7 +98,9 @@ export class FileSettingsProvider extends SettingsProvider {
   private readonly format: DocumentFormat
   private readonly options: Required<Omit<FileSettingsProvider.Config, 'path' | 'home' | 'history'>>
   private readonly historyLimits: Required<FileSettingsProvider.HistoryConfig> | false
-  private readonly writer: LockOwner = currentOwner()
+  /** This host's boot and pid namespace: fixed for the life of the process, so read once, not on every write. */
+  private readonly facts: HostFacts = hostFacts()
+  private readonly writer: LockOwner = currentOwner(this.facts)
   private canonical: string
   private history: DocumentHistory | undefined
   /** The version last read or written: reloads skip what is already known, and reads shorter than it settle first. */
@@ -280,7 +286,7 @@ export class FileSettingsProvider extends SettingsProvider {
       step: (step) => this.step(`lock:${step}`),
     })
     try {
-      await sweepLeftovers(dirname(this.canonical), basename(this.canonical), true)
+      await sweepLeftovers(dirname(this.canonical), basename(this.canonical), true, this.facts)
       return await body(lock)
     } finally {
       await lock.release()
@@ -296,7 +302,7 @@ export class FileSettingsProvider extends SettingsProvider {
    * @returns what was written, or `undefined` when `derive` changed nothing.
    */
   private async store(lock: HeldLock, derive: (current: SettingsDocument) => SettingsDocument): Promise<Stored | undefined> {
-    const target = await writeTarget(this.file)
+    const target = writeTarget(this.file)
     // An editor's late write into the version the previous write replaced is the freshest user edit there is.
     const late = await this.takeLateEdit(target)
     for (let attempt = 1; ; attempt++) {
