@@ -1,3 +1,4 @@
+import { setOwn } from 'dsh-settings/data'
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
 import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml'
 import { SettingsDocumentError, SettingsDocumentTooLargeError } from './errors.ts'
@@ -190,4 +191,68 @@ function isCyclic(value: unknown, ancestors = new Set<object>()): boolean {
   const found = children.some((child) => isCyclic(child, ancestors))
   ancestors.delete(value)
   return found
+}
+
+/**
+ * Parse `text`, a new version of `before` (whose parse is `parsed`), reading
+ * only the top-level entries whose bytes changed: the text both share at its
+ * start and at its end keeps its entries, and the changed stretch, widened to
+ * whole entries, is parsed alone. Sections outside it are the very objects of
+ * `parsed.data`, so what compares them later finds them unchanged at once.
+ * `undefined` whenever that is not certain to read as a whole parse would (no
+ * pieces known, a changed stretch that does not parse alone as plain entries,
+ * or a key it shares with the rest): the caller parses the whole text.
+ */
+export function reparseChanged(before: string, parsed: ParsedDocument, text: string): ParsedDocument | undefined {
+  const segments = parsed.segments
+  if (!segments?.length) return undefined
+  let head = 0
+  const shortest = Math.min(before.length, text.length)
+  while (head < shortest && before.charCodeAt(head) === text.charCodeAt(head)) head++
+  let tail = 0
+  while (tail < shortest - head && before.charCodeAt(before.length - 1 - tail) === text.charCodeAt(text.length - 1 - tail)) tail++
+  // The entries the changed stretch touches, in the old text: from the one holding its first byte to the one holding its last.
+  const changedEnd = before.length - tail
+  let first = segments.findIndex((segment) => segment.end > head)
+  if (first < 0) first = segments.length - 1
+  let last = first
+  while (last + 1 < segments.length && segments[last + 1]!.start < Math.max(changedEnd, head + 1)) last++
+  const start = segments[first]!.start
+  const oldEnd = segments[last]!.end
+  const end = text.length - (before.length - oldEnd)
+  if (end < start) return undefined
+  const piece = text.slice(start, end)
+  // The next entry must still open its own line: a stretch that ends mid-line has joined it to this one.
+  if (end < text.length && !piece.endsWith('\n')) return undefined
+  const { doc, problems } = parseYaml(piece)
+  if (problems.length) return undefined
+  const pieces = piece.trim() ? segmentsOf(piece, doc) : []
+  if (!pieces) return undefined
+  let read: unknown
+  try {
+    read = piece.trim() ? doc.toJS(YAML_OPTIONS) : {}
+  } catch {
+    return undefined
+  }
+  if (!isPlainRecord(read)) return undefined
+  // Rebuild the data in text order: the entries before, the stretch read alone, the entries after.
+  const outside = [...segments.slice(0, first), ...segments.slice(last + 1)]
+  const outsideKeys = new Set(outside.map((segment) => segment.key))
+  if (pieces.some((segment) => outsideKeys.has(segment.key))) return undefined
+  const data: Record<string, unknown> = {}
+  for (const segment of segments.slice(0, first)) setOwn(data, segment.key, parsed.data[segment.key])
+  for (const segment of pieces) setOwn(data, segment.key, read[segment.key])
+  for (const segment of segments.slice(last + 1)) setOwn(data, segment.key, parsed.data[segment.key])
+  const shift = text.length - before.length
+  const placed: Segment[] = [
+    ...segments.slice(0, first),
+    ...pieces.map((segment, index) => ({ key: segment.key, start: start + (index ? segment.start : 0), end: start + segment.end })),
+    ...segments.slice(last + 1).map((segment) => ({ key: segment.key, start: segment.start + shift, end: segment.end + shift })),
+  ]
+  if (!placed.length || placed[0]!.start !== 0) return undefined
+  return { data, segments: placed }
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -12,7 +12,7 @@ import { mergeLateEdit } from './late-edit.ts'
 import { sweepLeftovers, tempName } from './leftovers.ts'
 import { acquireLock, type HeldLock, type LockStep } from './lock.ts'
 import { currentOwner, hostFacts, type HostFacts, type LockOwner } from './owner.ts'
-import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, type ParsedDocument } from './parse.ts'
+import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, reparseChanged, sizeOver, type ParsedDocument } from './parse.ts'
 import { renderDocument } from './serialize.ts'
 import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
 import { DocumentWatcher } from './watch.ts'
@@ -236,7 +236,10 @@ export class FileSettingsProvider extends SettingsProvider {
   /** Parse document text, reusing the last parse when the text is the same. */
   private parse(text: string): ParsedDocument {
     if (this.parsed?.text === text) return this.parsed.result
-    const result = parseSettings(text, this.format, this.file, this.options.maxDocumentBytes)
+    const previous = this.parsed
+    // An edit of a few entries is read as those entries alone, when the document allows it (see reparseChanged).
+    const changed = previous && this.format === 'yaml' && sizeOver(text, this.options.maxDocumentBytes) === undefined ? reparseChanged(previous.text, previous.result, text) : undefined
+    const result = changed ?? parseSettings(text, this.format, this.file, this.options.maxDocumentBytes)
     this.parsed = { text, result }
     return result
   }
