@@ -1,3 +1,4 @@
+import { dataEqual } from 'dsh-settings'
 import { setOwn } from 'dsh-settings/data'
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
 import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml'
@@ -217,12 +218,15 @@ export function reparseChanged(before: string, parsed: ParsedDocument, text: str
   if (first < 0) first = segments.length - 1
   let last = first
   while (last + 1 < segments.length && segments[last + 1]!.start < Math.max(changedEnd, head + 1)) last++
-  const start = segments[first]!.start
-  const oldEnd = segments[last]!.end
+  // One unchanged entry on each side is read with the stretch: what the stretch does at its edges
+  // (a scalar running on into the next line, say) shows as a neighbour read otherwise, or as an error.
+  const from = Math.max(0, first - 1)
+  const to = Math.min(segments.length - 1, last + 1)
+  const start = segments[from]!.start
+  const oldEnd = segments[to]!.end
   const end = text.length - (before.length - oldEnd)
   if (end < start) return undefined
   const piece = text.slice(start, end)
-  // The next entry must still open its own line: a stretch that ends mid-line has joined it to this one.
   if (end < text.length && !piece.endsWith('\n')) return undefined
   const { doc, problems } = parseYaml(piece)
   if (problems.length) return undefined
@@ -235,19 +239,29 @@ export function reparseChanged(before: string, parsed: ParsedDocument, text: str
     return undefined
   }
   if (!isPlainRecord(read)) return undefined
-  // Rebuild the data in text order: the entries before, the stretch read alone, the entries after.
-  const outside = [...segments.slice(0, first), ...segments.slice(last + 1)]
+  const keys = pieces.map((segment) => segment.key)
+  // The neighbours read with the stretch must still be there, first and last, reading as they did.
+  for (const neighbour of [from < first ? segments[from]! : undefined, to > last ? segments[to]! : undefined]) {
+    if (!neighbour) continue
+    const at = neighbour === segments[from] ? 0 : keys.length - 1
+    if (keys[at] !== neighbour.key || !dataEqual(read[neighbour.key], parsed.data[neighbour.key])) return undefined
+  }
+  const outside = [...segments.slice(0, from), ...segments.slice(to + 1)]
   const outsideKeys = new Set(outside.map((segment) => segment.key))
-  if (pieces.some((segment) => outsideKeys.has(segment.key))) return undefined
+  if (keys.some((key) => outsideKeys.has(key))) return undefined
+  // Rebuild the data in text order; entries read as before stay the very objects they were.
   const data: Record<string, unknown> = {}
-  for (const segment of segments.slice(0, first)) setOwn(data, segment.key, parsed.data[segment.key])
-  for (const segment of pieces) setOwn(data, segment.key, read[segment.key])
-  for (const segment of segments.slice(last + 1)) setOwn(data, segment.key, parsed.data[segment.key])
+  for (const segment of segments.slice(0, from)) setOwn(data, segment.key, parsed.data[segment.key])
+  for (const key of keys) {
+    const same = Object.hasOwn(parsed.data, key) && dataEqual(read[key], parsed.data[key])
+    setOwn(data, key, same ? parsed.data[key] : read[key])
+  }
+  for (const segment of segments.slice(to + 1)) setOwn(data, segment.key, parsed.data[segment.key])
   const shift = text.length - before.length
   const placed: Segment[] = [
-    ...segments.slice(0, first),
+    ...segments.slice(0, from),
     ...pieces.map((segment, index) => ({ key: segment.key, start: start + (index ? segment.start : 0), end: start + segment.end })),
-    ...segments.slice(last + 1).map((segment) => ({ key: segment.key, start: segment.start + shift, end: segment.end + shift })),
+    ...segments.slice(to + 1).map((segment) => ({ key: segment.key, start: segment.start + shift, end: segment.end + shift })),
   ]
   if (!placed.length || placed[0]!.start !== 0) return undefined
   return { data, segments: placed }

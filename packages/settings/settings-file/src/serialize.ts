@@ -105,6 +105,16 @@ function renderSegments(text: string, segments: readonly Segment[], prev: Record
     placed.push({ key: segment.key, start, end: segment.end + shift })
   }
   result += text.slice(cursor)
+  // Each edited piece is read once more with the entry after it: what it does at its end (a value
+  // running on into the next line) shows there as an error or as that entry read otherwise.
+  for (const { position } of pieces) {
+    const following = placed[position + 1]
+    if (!following) continue
+    const pair = placed[position]!
+    const { doc, problems } = parseYaml(result.slice(pair.start, following.end))
+    const both = problems.length ? UNREADABLE : readData(doc)
+    if (both === UNREADABLE || !dataEqual(both, { [pair.key]: next[pair.key], [following.key]: next[following.key] })) return undefined
+  }
   return { text: result, preserved: true, parsed: { data: next, segments: placed } }
 }
 

@@ -64,7 +64,7 @@ describe('reparseChanged', () => {
           expect(alone).toStrictEqual({ [piece.key]: whole!.data[piece.key] })
         })
       }),
-      { numRuns: 3000 },
+      { numRuns: 5000 },
     )
   })
 
@@ -83,5 +83,14 @@ describe('reparseChanged', () => {
     expect(reparseChanged(before, parsed, before.replace('beta:', 'alpha:'))).toBeUndefined()
     expect(reparseChanged(before, parsed, before.replace('  n: 2', '  n: &x 2'))).toBeUndefined()
     expect(reparseChanged(before, parsed, before.replace('beta:\n', '---\nbeta:\n'))).toBeUndefined()
+  })
+
+  it('declines a change whose meaning runs on into the next entry (found by the property above)', () => {
+    const before = 'gamma:\n  block: |\n    line one\n    line two\n\ndelta:\n  n: 1\n'
+    const parsed = parseSettings(before, 'yaml', 'settings.yaml')
+    // The block indicator commented out leaves a multi-line plain scalar that the next key breaks.
+    const after = before.replace('  block: |', '#>  block: |')
+    expect(() => parseSettings(after, 'yaml', 'settings.yaml')).toThrow()
+    expect(reparseChanged(before, parsed, after)).toBeUndefined()
   })
 })

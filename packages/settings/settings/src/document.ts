@@ -90,10 +90,15 @@ export function adoptDocument(input: unknown, previous: SettingsDocument = {}): 
 }
 
 /** A shallow copy of one map of sections, copying only the entries `previous` does not hold as the same object. */
-function reuseOrCopy(input: Record<string, unknown>, previous: unknown): Record<string, unknown> {
+function reuseOrCopy(input: Record<string, unknown>, previous: unknown, skip?: string): Record<string, unknown> {
   const known = isPlainObject(previous) ? previous : undefined
   const result: Record<string, unknown> = {}
   for (const key of Object.keys(input)) {
+    // The `scopes` map is adopted scope by scope by the caller, not copied whole here; its place in key order is kept.
+    if (key === skip) {
+      setOwn(result, key, undefined)
+      continue
+    }
     const value = input[key]
     setOwn(result, key, known && Object.hasOwn(known, key) && known[key] === value ? value : copyData(value))
   }
@@ -102,8 +107,8 @@ function reuseOrCopy(input: Record<string, unknown>, previous: unknown): Record<
 
 /** The document's root and its `scopes` maps copied, each section reused from `previous` when it is the same object. */
 function adoptSections(input: Record<string, unknown>, previous: SettingsDocument): SettingsDocument {
-  const doc = reuseOrCopy(input, previous)
   const scopes = own(input, SCOPES_KEY)
+  const doc = reuseOrCopy(input, previous, isPlainObject(scopes) ? SCOPES_KEY : undefined)
   if (!isPlainObject(scopes)) return doc
   const previousScopes = own(previous, SCOPES_KEY)
   const copied: Record<string, unknown> = {}

@@ -313,3 +313,20 @@ describe('changedSections', () => {
     expect(changed.some((key) => key.ns === 'scopes' && key.scope === undefined)).toBe(false)
   })
 })
+
+describe('adoptDocument reusing what the seam holds', () => {
+  it('reuses sections that are the very objects of the previous document, copies the rest, and keeps key order', () => {
+    const kept = { n: 1 }
+    const scoped = { m: 2 }
+    const previous = { alpha: kept, scopes: { 'preset/a': { beta: scoped } }, gamma: { o: 3 } }
+    const input = { alpha: kept, scopes: { 'preset/a': { beta: scoped, delta: { p: 4 } } }, gamma: { o: 3 } }
+    const { doc } = adoptDocument(input, previous)
+    expect(Object.keys(doc)).toEqual(['alpha', 'scopes', 'gamma'])
+    expect(doc.alpha).toBe(kept)
+    expect((doc.scopes as any)['preset/a'].beta).toBe(scoped)
+    expect(doc.gamma).toEqual({ o: 3 })
+    expect(doc.gamma).not.toBe(input.gamma)
+    expect((doc.scopes as any)['preset/a'].delta).not.toBe(input.scopes['preset/a'].delta)
+    expect(doc.scopes).not.toBe(input.scopes)
+  })
+})
