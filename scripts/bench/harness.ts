@@ -4,7 +4,6 @@
  * plugin that needs `settings`, and the synthetic settings documents.
  */
 import { Context, type Fiber } from 'cordis'
-import { join } from 'node:path'
 import Schema from 'schemastery'
 import type { SettingsProvider } from 'dsh-settings'
 import { plugWithSettings } from 'dsh-testing'

@@ -1,4 +1,4 @@
-import { copyData, isPlainObject, setOwn } from './data.ts'
+import { isPlainObject } from './data.ts'
 import { SettingsInputError, type SettingsInputReason } from './errors.ts'
 import { PROTOTYPE_KEYS } from './ids.ts'
 import type { JsonObject, JsonValue } from './types.ts'
