@@ -7,7 +7,7 @@ import { renderDocument, renderJson, renderYaml } from '../src/serialize.ts'
 
 // The in-place editor can be told to fail, so the fresh-render fallback is
 // exercised on purpose; by default it is the real editor.
-const editor = vi.hoisted(() => ({ mode: 'real' as 'real' | 'throw' | 'unchanged' | 'unparsable', calls: 0 }))
+const editor = vi.hoisted(() => ({ mode: 'real' as 'real' | 'throw' | 'unchanged' | 'unparsable' | 'fixed', calls: 0, fixed: '' }))
 
 vi.mock('../src/yaml-edit.ts', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../src/yaml-edit.ts')>()
@@ -22,6 +22,7 @@ vi.mock('../src/yaml-edit.ts', async (importOriginal) => {
       if (editor.mode === 'throw') throw new Error('overlapping YAML edits')
       if (editor.mode === 'unchanged') return this.source
       if (editor.mode === 'unparsable') return this.source + 'broken: [unclosed\n'
+      if (editor.mode === 'fixed') return editor.fixed
       return super.apply(edits)
     }
   }
@@ -165,6 +166,19 @@ describe('renderYaml: editing only the entries a write changes', () => {
     const removed = renderYaml(text, parsed, rest)
     expect(reparse(removed.text)).toStrictEqual(rest)
     expect(removed.parsed?.yaml).toBeDefined()
+  })
+
+  it('refuses an edited piece that reads right alone but runs on into the next entry', () => {
+    const before = 'gamma:\n  block: x\n\ndelta:\n  n: 1\n'
+    const parsed = parseSettings(before, 'yaml', 'settings.yaml')
+    const next = { gamma: 'line one line two', delta: { n: 1 } }
+    // Alone this piece reads as gamma's next value; followed by `delta:` it no longer parses.
+    editor.mode = 'fixed'
+    editor.fixed = 'gamma:\n#>  block: |\n    line one\n    line two\n\n'
+    expect(parseSettings(editor.fixed, 'yaml', 'settings.yaml').data).toStrictEqual({ gamma: 'line one line two' })
+    expect(() => parseSettings(editor.fixed + 'delta:\n  n: 1\n', 'yaml', 'settings.yaml')).toThrow()
+    const rendered = renderYaml(before, parsed, next)
+    expect(reparse(rendered.text)).toStrictEqual(next)
   })
 
   it('never cuts a document whose parts are linked (anchors, aliases, merge keys, tags) or that holds document markers', () => {
