@@ -264,6 +264,18 @@ export function reparseChanged(before: string, parsed: ParsedDocument, text: str
     ...segments.slice(to + 1).map((segment) => ({ key: segment.key, start: segment.start + shift, end: segment.end + shift })),
   ]
   if (!placed.length || placed[0]!.start !== 0) return undefined
+  // Every piece handed on must read alone as its entry (a later write edits it alone): checked for the new ones.
+  for (const segment of placed.slice(from, from + pieces.length)) {
+    const alone = parseYaml(text.slice(segment.start, segment.end))
+    if (alone.problems.length) return undefined
+    let value: unknown
+    try {
+      value = alone.doc.toJS(YAML_OPTIONS)
+    } catch {
+      return undefined
+    }
+    if (!dataEqual(value, { [segment.key]: data[segment.key] })) return undefined
+  }
   return { data, segments: placed }
 }
 

@@ -85,6 +85,20 @@ describe('reparseChanged', () => {
     expect(reparseChanged(before, parsed, before.replace('beta:\n', '---\nbeta:\n'))).toBeUndefined()
   })
 
+  it('hands on only pieces that read alone (found by the property above)', () => {
+    const before = '\n"quoted key":\n  n: 1\nweb-search:\n  nested:\n    deep: true\nscopes:\n  list: [a, b]\n'
+    const parsed = parseSettings(before, 'yaml', 'settings.yaml')
+    let after = before
+    for (const { at, remove, insert } of [{ at: 361956147, remove: 6, insert: '    ' }, { at: 1549840343, remove: 1, insert: '' }]) {
+      const position = at % (after.length + 1)
+      after = after.slice(0, position) + insert + after.slice(position + remove)
+    }
+    const quick = reparseChanged(before, parsed, after)
+    for (const piece of quick?.segments ?? []) {
+      expect(parseSettings(after.slice(piece.start, piece.end), 'yaml', 'settings.yaml').data).toStrictEqual({ [piece.key]: quick!.data[piece.key] })
+    }
+  })
+
   it('declines a change whose meaning runs on into the next entry (found by the property above)', () => {
     const before = 'gamma:\n  block: |\n    line one\n    line two\n\ndelta:\n  n: 1\n'
     const parsed = parseSettings(before, 'yaml', 'settings.yaml')
