@@ -90,6 +90,8 @@ export class SettingsSession {
   private readonly conflicted = new Map<string, Edit>()
   /** The last write of each section still on its way, for {@link apply}'s one-at-a-time order. */
   private readonly writes = new Map<string, Promise<void>>()
+  /** Per section, how many write answers the form has taken: a read sent before the latest one may be older than it. */
+  private readonly answers = new Map<string, number>()
   private readonly stop = new AbortController()
   /** Counts loads, so an answer for a scope the page has left is dropped. */
   private generation = 0
@@ -197,6 +199,7 @@ export class SettingsSession {
    */
   async refresh(): Promise<void> {
     if (this.state.status !== 'ready') return this.load()
+    const asked = new Map(this.answers)
     let value
     try {
       value = await this.describe()
@@ -205,9 +208,15 @@ export class SettingsSession {
       return
     }
     if (!value) return
+    let overtaken = false
     const sections = value.namespaces.map((view): SectionState => {
       const held = this.section(view.ns)
       if (!held) return { form: buildForm(view), busy: false }
+      // A write answered while this read was on its way: the read may predate it, so keep the answer and read again.
+      if (this.answers.get(view.ns) !== asked.get(view.ns)) {
+        overtaken = true
+        return held
+      }
       // An open conflict always offers the newest read, and lists what changed against the form.
       if (held.conflict) return sameRead(held.conflict.latest, view) ? held : { ...held, conflict: { latest: view, changes: changedFields(held.form.view, view) } }
       if (sameRead(held.form.view, view)) return held
@@ -215,6 +224,7 @@ export class SettingsSession {
       return { form: buildForm(view), busy: false }
     })
     this.set({ scopes: this.scopesFrom(value), writable: value.writable, document: value.document, sections })
+    if (overtaken) this.scheduleRefresh()
   }
 
   /** Show another scope (`undefined`: the global scope). */
@@ -292,6 +302,7 @@ export class SettingsSession {
       if (current()) {
         // A read that arrived while the write was on its way may be newer than the write's answer: read again.
         if (this.section(ns)?.newer) this.scheduleRefresh()
+        this.answers.set(ns, (this.answers.get(ns) ?? 0) + 1)
         this.patchSection(ns, () => ({ form: buildForm(view), busy: false }))
       }
       this.set({ notice: `Saved ${where}.` })

@@ -333,6 +333,33 @@ describe('apply', () => {
     expect(section(session, 'demo').newer).toBeUndefined()
   })
 
+  it('never lets a read sent before a write’s answer take the form back to before that write', async () => {
+    const { provider, remote, session } = await started()
+    remote.options.connected?.()
+    await provider.update('range', { max: 42 })
+    // The refresh for the outside change is read now, and its answer is held back past the page's own write.
+    const describing = remote.hold('describe')
+    remote.emit('settings/document-updated', { ns: 'range', revision: revisionOf(provider, 'range') })
+    await vi.waitFor(() => expect(remote.count('describe')).toBe(2))
+    expect(await session.apply('demo', { type: 'set', path: ['limit'], value: 3 })).toBeUndefined()
+    const written = section(session, 'demo').form.revision
+    const heard = new Promise<void>((resolve) => {
+      const off = session.subscribe(() => {
+        off()
+        resolve()
+      })
+    })
+    describing.resolve()
+    await heard
+    expect(section(session, 'demo').form.revision).toBe(written)
+    expect(valueOf(session, 'demo').limit).toBe(3)
+    expect(valueOf(session, 'range').max).toBe(42)
+    // A second edit is planned against the write's answer, not the older read, so it does not conflict.
+    expect(await session.apply('demo', { type: 'set', path: ['note'], value: 'mine' })).toBeUndefined()
+    expect(section(session, 'demo').conflict).toBeUndefined()
+    expect(provider.document()).toEqual({ demo: { limit: 3, note: 'mine' }, range: { max: 42 } })
+  })
+
   it('refuses an edit while the section has a conflict to resolve', async () => {
     const { provider, session } = await started()
     await provider.update('demo', { engine: 'google' })
