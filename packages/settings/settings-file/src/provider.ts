@@ -270,7 +270,7 @@ export class FileSettingsProvider extends SettingsProvider {
     }
   }
 
-  protected async transact(transaction: SettingsTransaction): Promise<void> {
+  protected override async transact(transaction: SettingsTransaction): Promise<void> {
     return this.enqueue(() =>
       this.locked(async (lock) => {
         await this.store(lock, (current) => transaction.apply(current))

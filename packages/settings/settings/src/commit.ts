@@ -1,11 +1,13 @@
 import type { Logger } from 'cordis'
 import { dataEqual } from './equal.ts'
-import { adoptDocument, changedSections, isWellNamed, sectionId, type SectionKey } from './document.ts'
+import { adoptDocument, changedSections, getSection, isWellNamed, putSection, sectionId, type SectionKey } from './document.ts'
+import { SettingsProviderContractError } from './errors.ts'
 import type { SettingsEvents } from './events.ts'
 import { sectionLabel } from './ids.ts'
 import { judgeSite, type Judgment } from './judge.ts'
 import type { Instance, Registry } from './registry.ts'
 import type { Revisions } from './revisions.ts'
+import { SettingsSnapshot, versionMap } from './snapshot.ts'
 import type { SettingsDocument, SettingsUpdateSource } from './types.ts'
 
 /** What a judged write stores and what it makes of each instance it feeds. */
@@ -50,9 +52,15 @@ export class Commits {
     return this.revisions.get(sectionId(key.ns, key.scope))
   }
 
-  /** Take the provider's initial document, before any instance exists. */
-  start(document: unknown): void {
-    this.committed = this.adopt(document)
+  /**
+   * Take the provider's initial document, before any instance exists. A
+   * snapshot makes the store's versions the revisions from now on.
+   */
+  start(loaded: unknown): void {
+    if (loaded instanceof SettingsSnapshot) {
+      this.revisions.adoptStoreVersions(versionMap(loaded.versions))
+      this.committed = this.adopt(loaded.document)
+    } else this.committed = this.adopt(loaded)
   }
 
   /** Copy a provider's document, warning once about each shape problem it newly has (not again on every write). */
@@ -64,21 +72,47 @@ export class Commits {
   }
 
   /**
-   * Make a document the store holds authoritative: bump and announce every
-   * section that changed since the last commit, then re-resolve the instances
-   * those sections feed (source `provider`). An instance that no longer
-   * resolves keeps its last good value.
+   * Make a document the store holds authoritative: announce every section
+   * that changed since the last commit under its new revision, then
+   * re-resolve the instances those sections feed (source `provider`). An
+   * instance that no longer resolves keeps its last good value.
+   *
+   * With store-owned revisions the input must be a {@link SettingsSnapshot}
+   * (unless it is the committed document itself), and a changed section is
+   * taken only when the store lists it at a version newer than the committed
+   * one: an older or unlisted one is a late echo and keeps what is committed.
    * @returns the document as committed now.
+   * @throws {SettingsProviderContractError} for a snapshot the provider's kind of revisions cannot take.
    */
-  observe(document: unknown, invariants: unknown[]): SettingsDocument {
+  observe(input: unknown, invariants: unknown[]): SettingsDocument {
+    const snapshot = input instanceof SettingsSnapshot ? input : undefined
+    const document = snapshot ? snapshot.document : input
+    const owned = this.revisions.storeOwned
+    if (snapshot && !owned) throw new SettingsProviderContractError('the provider handed over store versions, but its load() reported none: load() must answer a SettingsSnapshot for revisions to be the store\'s')
+    const versions = snapshot ? versionMap(snapshot.versions) : undefined
     // The document this seam committed last, handed back as it was: nothing changed, nothing to copy or compare.
-    if (document === this.committed) return this.committed
+    if (document === this.committed) {
+      if (versions) this.raise(versions)
+      return this.committed
+    }
+    if (owned && !versions) throw new SettingsProviderContractError('the provider reports store versions: hand the seam a SettingsSnapshot (the document with its versions), not a bare document')
     const next = this.adopt(document)
-    const changed = changedSections(this.committed, next)
+    let changed = changedSections(this.committed, next)
+    if (versions) {
+      const taken: SectionKey[] = []
+      for (const key of changed) {
+        const version = versions.get(sectionId(key.ns, key.scope))
+        if (version !== undefined && version > this.revision(key)) taken.push(key)
+        else putSection(next, key, getSection(this.committed, key.ns, key.scope))
+      }
+      changed = taken
+      this.raise(versions)
+    }
     this.committed = next
     const affected = new Set<Instance>()
     for (const key of changed) {
-      const revision = this.revisions.bump(sectionId(key.ns, key.scope))
+      const id = sectionId(key.ns, key.scope)
+      const revision = owned ? this.revisions.get(id) : this.revisions.bump(id)
       const kind = isWellNamed(key) ? this.registry.kinds.get(key.ns) : undefined
       // Announced only for a section something can read: a namespace of a known kind, in a well-formed scope.
       if (!kind) continue
@@ -88,6 +122,11 @@ export class Commits {
     }
     for (const instance of affected) this.settle(instance, this.judge(instance), 'provider', invariants)
     return this.committed
+  }
+
+  /** Take the store's newer versions; a version never goes back. */
+  private raise(versions: ReadonlyMap<string, number>): void {
+    for (const [id, version] of versions) if (version > this.revisions.get(id)) this.revisions.set(id, version)
   }
 
   /** Commit one judged write: the section, its revision and announcement, then the values judged for the instances it feeds. */

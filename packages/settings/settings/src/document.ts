@@ -43,6 +43,22 @@ export function withSection(doc: SettingsDocument, key: SectionKey, section: unk
   return next
 }
 
+/**
+ * Set (or, with `undefined`, remove) one section of a document in place. Only
+ * for a document the caller has just built and nobody else holds yet.
+ */
+export function putSection(doc: SettingsDocument, key: SectionKey, section: unknown): void {
+  let sections: Record<string, unknown> = doc
+  if (key.scope !== undefined) {
+    if (!isPlainObject(doc.scopes)) setOwn(doc, SCOPES_KEY, {})
+    const scopes = doc.scopes as Record<string, unknown>
+    if (!isPlainObject(scopes[key.scope])) setOwn(scopes, key.scope, {})
+    sections = scopes[key.scope] as Record<string, unknown>
+  }
+  if (section === undefined) delete sections[key.ns]
+  else setOwn(sections, key.ns, section)
+}
+
 /** A key as a warning shows it: quoted, and cut short (a key is the user's text, and may be long). */
 function shownKey(key: string): string {
   return JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)

@@ -5,7 +5,7 @@ import { optionalScopeId, settingsNamespace } from './ids.ts'
 import { Registrations, type Registration } from './registration.ts'
 import { Registry, scopeKey } from './registry.ts'
 import { Revisions } from './revisions.ts'
-import { WriteRunner, type SettingsBackend, type WriteRequest } from './transactions.ts'
+import { WriteRunner, type SettingsBackend, type SettingsTransaction, type WriteRequest } from './transactions.ts'
 import type { SettingsDocument, SettingsRegisterOptions } from './types.ts'
 
 /**
@@ -20,6 +20,10 @@ export class SettingsEngine {
   readonly revisions = new Revisions()
   readonly logger: Logger
   private halted = false
+  /** Transactions the provider is running now: a publish meanwhile waits for them to end. */
+  private transacting = 0
+  /** Publishes that arrived during a transaction, taken in order once it ended. */
+  private readonly deferred: unknown[] = []
   private readonly events: SettingsEvents
   private readonly commits: Commits
   private readonly writes: WriteRunner
@@ -37,12 +41,20 @@ export class SettingsEngine {
           return engine.halted
         },
         logger,
+        get storeOwned() {
+          return engine.revisions.storeOwned
+        },
         kind: (ns) => registry.kinds.get(ns),
         revision: (key) => commits.revision(key),
         observe: (current, invariants) => commits.observe(current, invariants),
         commit: (key, outcome, invariants) => commits.commit(key, outcome, invariants),
       },
-      backend,
+      {
+        get writable() {
+          return backend.writable
+        },
+        transact: (transaction) => this.transact(backend, transaction),
+      },
     )
     this.registrations = new Registrations({
       registry,
@@ -67,9 +79,31 @@ export class SettingsEngine {
     return this.commits.document
   }
 
-  /** Take the provider's initial document, before any instance exists. */
-  start(document: unknown): void {
-    this.commits.start(document)
+  /** Take the provider's initial document (or snapshot with store versions), before any instance exists. */
+  start(loaded: unknown): void {
+    this.commits.start(loaded)
+  }
+
+  /** Run one transaction through the provider, then take the publishes that arrived while it ran. */
+  private async transact(backend: SettingsBackend, transaction: SettingsTransaction): Promise<void> {
+    this.transacting++
+    try {
+      await backend.transact(transaction)
+    } finally {
+      this.transacting--
+      if (this.transacting === 0) this.takeDeferred()
+    }
+  }
+
+  private takeDeferred(): void {
+    for (const input of this.deferred.splice(0)) {
+      try {
+        this.publish(input)
+      } catch (error) {
+        // Nobody is left to throw to: the provider's publish call returned long ago.
+        this.logger.error('settings: a change published during a write failed once applied', error)
+      }
+    }
   }
 
   /** Refuse new work, reject queued writes, then wait for running writes and watcher calls. */
@@ -92,15 +126,21 @@ export class SettingsEngine {
   }
 
   /**
-   * Take a document the provider observed on its own (a watcher, a
-   * notification). Must not be called while one of the provider's own
-   * transactions is between `apply` and `commit`.
+   * Take a document (or snapshot) the provider observed on its own: a
+   * watcher, a change feed. One that arrives while a transaction of the
+   * provider runs is taken right after it ended, so a revision never names two
+   * raw states; a failure then is logged, not thrown.
    * @throws the first `INVARIANT`-coded listener failure, after every commit and event ran.
+   * @throws {SettingsProviderContractError} for input the provider's kind of revisions cannot take.
    */
-  publish(document: unknown): void {
+  publish(input: unknown): void {
     if (this.halted) return
+    if (this.transacting > 0) {
+      this.deferred.push(input)
+      return
+    }
     const invariants: unknown[] = []
-    this.commits.observe(document, invariants)
+    this.commits.observe(input, invariants)
     if (invariants.length) throw invariants[0]
   }
 

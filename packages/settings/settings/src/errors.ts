@@ -187,3 +187,21 @@ export class SettingsStoreError extends Error {
 export function isInvariantError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'INVARIANT'
 }
+
+/**
+ * A provider broke the contract between it and the seam: it implements
+ * neither way of storing, reports store versions it cannot back, or leaves a
+ * written section without its new version. A programming error in the
+ * provider, never caused by data; the message names the rule and the section.
+ */
+export class SettingsProviderContractError extends TypeError {
+  override readonly name = 'SettingsProviderContractError'
+  readonly code = 'SETTINGS_PROVIDER_CONTRACT'
+  constructor(
+    message: string,
+    /** The section concerned, when the broken rule is about one. */
+    readonly section?: { ns: string; scope?: string },
+  ) {
+    super(message)
+  }
+}

@@ -1,9 +1,13 @@
 export { SettingsProvider } from './provider.ts'
 export { dataEqual } from './equal.ts'
 export type { SettingsTransaction } from './transactions.ts'
+export { SettingsSnapshot } from './snapshot.ts'
+export type { SettingsSectionVersion } from './snapshot.ts'
+export { changedSections, getSection, type SectionKey } from './document.ts'
 export {
   SettingsConflictError,
   SettingsInputError,
+  SettingsProviderContractError,
   SettingsRegistrationError,
   SettingsStoreError,
   SettingsUnavailableError,

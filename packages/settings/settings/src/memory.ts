@@ -42,7 +42,7 @@ export class MemorySettingsProvider extends SettingsProvider {
     return copyData(this.stored) as SettingsDocument
   }
 
-  protected transact(transaction: SettingsTransaction): Promise<void> {
+  protected override transact(transaction: SettingsTransaction): Promise<void> {
     return this.exclusive(() => {
       // No copies: `apply` never mutates what it is given, nor the seam what it returned (see SettingsTransaction).
       const current = this.stored

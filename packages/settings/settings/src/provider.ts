@@ -1,6 +1,8 @@
 import { Service, type Context } from 'cordis'
 import { describeAll } from './describe.ts'
 import { SettingsEngine } from './engine.ts'
+import { SettingsProviderContractError } from './errors.ts'
+import type { SettingsSectionVersion, SettingsSnapshot } from './snapshot.ts'
 import type { SettingsTransaction } from './transactions.ts'
 import { installSection } from './install-section.ts'
 import type {
@@ -16,6 +18,20 @@ import type {
   SettingsSectionHooks,
 } from './types.ts'
 
+/** The error a provider gets when it stores in neither way. */
+function notImplemented(): SettingsProviderContractError {
+  return new SettingsProviderContractError(
+    'a settings provider must store the document in one of two ways: implement persist(document) (with load(); the seam keeps the document and hands over each next one) or transact(transaction) (with load(); read-modify-write inside the store\'s own critical section)',
+  )
+}
+
+/** Whether the provider's class overrides `persist` or `transact`. */
+function implementsStorage(provider: SettingsProvider): boolean {
+  const base = SettingsProvider.prototype as unknown as Record<string, unknown>
+  const own = provider as unknown as Record<string, unknown>
+  return own.persist !== base.persist || own.transact !== base.transact
+}
+
 declare module 'cordis' {
   interface Context {
     settings: SettingsProvider
@@ -24,12 +40,20 @@ declare module 'cordis' {
 
 /**
  * The settings service, `ctx.settings`. This abstract class owns everything but
- * storage; a provider subclass stores the raw document:
- * - `load()` returns the stored document once, at start;
- * - `transact(transaction)` runs one write transaction (see {@link SettingsTransaction});
- * - `publish(document)` hands over a document the provider observed changing on its own;
- * - `writable`, `documentPath` and `prepareDocument()` describe the storage;
- * - `open()` and `close()` are the provider's own start and stop, around the seam's.
+ * storage; a provider subclass stores the raw document in one of two ways
+ * (`docs/settings.md`, "Writing a provider"):
+ * - `load()` + `persist(document)`: for a store no other process writes. The
+ *   base keeps the committed document and hands `persist` each next one, one
+ *   group of writes at a time;
+ * - `load()` + `transact(transaction)`: for a store with a critical section of
+ *   its own (a file lock, a database transaction), read-modify-write inside it
+ *   (see {@link SettingsTransaction}).
+ *
+ * Either way `publish(document)` hands over a change the provider observed on
+ * its own; `writable`, `documentPath` and `prepareDocument()` describe the
+ * storage; `open()` and `close()` are the provider's own start and stop. A
+ * `load()` that answers a {@link SettingsSnapshot} makes the store's section
+ * versions the revisions, shared by every host on the store.
  */
 export abstract class SettingsProvider extends Service {
   /** The seam's state and logic; kept in an ordinary field because service calls go through a proxy. */
@@ -65,16 +89,39 @@ export abstract class SettingsProvider extends Service {
     return this.documentPath
   }
 
-  /** Read the stored document. Called once at start, before the service is available. */
-  protected abstract load(): SettingsDocument | Promise<SettingsDocument>
+  /**
+   * Read the stored document, or a {@link SettingsSnapshot} of it with the
+   * store's section versions. Called once at start, before the service is available.
+   */
+  protected abstract load(): SettingsDocument | SettingsSnapshot | Promise<SettingsDocument | SettingsSnapshot>
+
+  /**
+   * Store `document`, the whole next raw document (never a patch), for the
+   * `load`/`persist` way of storing. Called one group of writes at a time,
+   * only when something changed; a throw fails every write of the group and
+   * leaves the committed document as it was. With store-owned revisions,
+   * answer the new version of each section that changed.
+   */
+  protected persist(document: SettingsDocument): void | Iterable<SettingsSectionVersion> | Promise<void | Iterable<SettingsSectionVersion>> {
+    void document
+    throw notImplemented()
+  }
 
   /**
    * Run one write transaction in the provider's critical section: read the
    * freshest document, `transaction.apply(current)`, store the result unless it
    * is `current` itself, then `transaction.commit()`. Several queued writes
-   * arrive as one transaction (group commit).
+   * arrive as one transaction (group commit). The default runs the
+   * `load`/`persist` way: it applies the writes to the committed document and
+   * hands the result to {@link persist}.
    */
-  protected abstract transact(transaction: SettingsTransaction): Promise<void>
+  protected async transact(transaction: SettingsTransaction): Promise<void> {
+    const current = this.engine.document
+    const next = transaction.apply(current)
+    if (next === current) return transaction.commit()
+    const versions = await this.persist(next)
+    transaction.commit(versions ?? undefined)
+  }
 
   /** Provider start-up before the document is loaded (open a connection, say). */
   protected async open(): Promise<void> {}
@@ -88,11 +135,12 @@ export abstract class SettingsProvider extends Service {
    * invalid one keeps its instance's last good value and warns.
    * @throws the first `INVARIANT`-coded listener failure, after the whole fan-out ran.
    */
-  protected publish(document: SettingsDocument): void {
+  protected publish(document: SettingsDocument | SettingsSnapshot): void {
     this.engine.publish(document)
   }
 
   async [Service.init](): Promise<() => Promise<void>> {
+    if (!implementsStorage(this)) throw notImplemented()
     await this.open()
     this.engine.start(await this.load())
     return async () => {

@@ -2,35 +2,49 @@ import type { Logger } from 'cordis'
 import type { WriteOutcome } from './commit.ts'
 import { dataEqual } from './equal.ts'
 import { getSection, sectionId, withSection, type SectionKey } from './document.ts'
-import { SettingsConflictError, SettingsUnavailableError } from './errors.ts'
+import { SettingsConflictError, SettingsProviderContractError, SettingsUnavailableError } from './errors.ts'
 import { optionalScopeId, sectionLabel, settingsNamespace, settingsRevision } from './ids.ts'
 import { judgeWrite } from './judge.ts'
 import { GroupQueue } from './queue.ts'
 import type { Instance, Kind } from './registry.ts'
 import type { SettingsDocument, SettingsNamespace, SettingsScopeId } from './types.ts'
+import { SettingsSnapshot, versionMap, type SettingsSectionVersion } from './snapshot.ts'
 import { checkPayload, deriveSection, type WriteMode, type WritePayload } from './writes.ts'
 
 /**
  * One write transaction as a provider runs it: inside its critical section the
  * provider reads the freshest stored document, passes it to `apply`, stores
- * what `apply` returns (nothing to store when it returns `current` itself),
- * then calls `commit` before it leaves the critical section. Throwing before
- * `commit` aborts every write of the transaction with that error. `apply` may
- * be called again (the store changed under the first result); only the last
- * result counts. Callers are told their outcome once `transact` has returned,
- * so nothing the provider holds (a lock) outlives an awaited write.
+ * what `apply` returns (nothing to store when it returns the document it was
+ * given), then calls `commit` before it leaves the critical section. Throwing
+ * before `commit` aborts every write of the transaction with that error.
+ * `apply` may be called again (the store changed under the first result); only
+ * the last result counts. Callers are told their outcome once `transact` has
+ * returned, so nothing the provider holds (a lock) outlives an awaited write.
  *
  * Neither side mutates the documents they pass: `apply` reads `current`
  * without changing it, and the document it returns is never changed by the
  * seam afterwards. A provider may keep that document as it is and hand it back
  * as the next `current`; sections the seam already holds are then reused, not
  * copied or compared, so a write costs what it changed.
+ *
+ * A provider with store-owned revisions (its `load()` answered a
+ * {@link SettingsSnapshot}) hands `apply` a snapshot carrying the versions of
+ * what it read (the seam checks each `expectedRevision` against them), and
+ * hands `commit` the new version of every section it stored.
  */
 export interface SettingsTransaction {
-  /** Fold in outside changes, then derive, check and validate the queued writes. Never throws. */
-  apply(current: SettingsDocument): SettingsDocument
-  /** Make the stored result authoritative in-process: revisions, values and events. */
-  commit(): void
+  /**
+   * Fold in outside changes, then derive, check and validate the queued
+   * writes. Answers the document to store.
+   * @throws {SettingsProviderContractError} only for input the provider's kind of revisions cannot take.
+   */
+  apply(current: SettingsDocument | SettingsSnapshot): SettingsDocument
+  /**
+   * Make the stored result authoritative in-process: revisions, values and events.
+   * @param versions - with store-owned revisions, the new version of each section the transaction stored.
+   * @throws {SettingsProviderContractError} when a stored section has no newer version; every write of the transaction then fails.
+   */
+  commit(versions?: Iterable<SettingsSectionVersion>): void
 }
 
 /** What the engine needs from a provider. */
@@ -49,10 +63,12 @@ export interface WriteLedger {
   readonly logger: Logger
   /** The live kind registered under `ns`. */
   kind(ns: string): Kind | undefined
+  /** Whether revisions are the store's versions, handed over at commit. */
+  readonly storeOwned: boolean
   /** The committed revision of a section. */
   revision(key: SectionKey): number
   /** Fold the store's current document in as outside changes; answers the document as committed now. */
-  observe(current: SettingsDocument, invariants: unknown[]): SettingsDocument
+  observe(current: SettingsDocument | SettingsSnapshot, invariants: unknown[]): SettingsDocument
   /** Commit one stored, judged write. */
   commit(key: SectionKey, outcome: WriteOutcome, invariants: unknown[]): void
 }
@@ -78,6 +94,9 @@ interface PendingWrite {
   resolve(): void
   reject(error: unknown): void
 }
+
+/** The pending revision of a section a store-owned write changed: no `expectedRevision` (never negative) matches it. */
+const UNKNOWN_REVISION = -1
 
 function disposedBeforeRun(write: PendingWrite): SettingsUnavailableError {
   return new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service was disposed before the queued ${sectionLabel(write.key.ns, write.key.scope)} write ran`, write.key)
@@ -143,8 +162,8 @@ export class WriteRunner {
     const invariants: unknown[] = []
     const transaction: SettingsTransaction = {
       apply: (current) => this.applyGroup(group, current, invariants),
-      commit: () => {
-        settle ??= this.commitGroup(group, invariants)
+      commit: (versions) => {
+        settle ??= this.commitGroup(group, invariants, versions)
       },
     }
     try {
@@ -162,7 +181,7 @@ export class WriteRunner {
   }
 
   /** Inside the provider's critical section: fold in outside changes, then derive every write in order. */
-  private applyGroup(group: PendingWrite[], current: SettingsDocument, invariants: unknown[]): SettingsDocument {
+  private applyGroup(group: PendingWrite[], current: SettingsDocument | SettingsSnapshot, invariants: unknown[]): SettingsDocument {
     let doc = this.ledger.observe(current, invariants)
     let changed = false
     const pending = new Map<string, number>()
@@ -180,7 +199,9 @@ export class WriteRunner {
         write.failure = error
       }
     }
-    return changed ? doc : current
+    // Nothing to store: hand back exactly what the provider gave, so it can tell.
+    if (!changed) return current instanceof SettingsSnapshot ? current.document : current
+    return doc
   }
 
   /** Derive one write from `doc`, check its revision, and judge every value it feeds. */
@@ -202,8 +223,10 @@ export class WriteRunner {
     if (!changed) return { doc, outcome: { section, changed, revision, document: doc, judged: new Map() } }
     const next = withSection(doc, key, section)
     const judged = judgeWrite(kind, key, next, doc)
-    pending.set(id, revision + 1)
-    return { doc: next, outcome: { section, changed, revision: revision + 1, document: next, judged } }
+    // A store-owned revision is known only at commit; until then no later write of the group may expect one.
+    const after = this.ledger.storeOwned ? UNKNOWN_REVISION : revision + 1
+    pending.set(id, after)
+    return { doc: next, outcome: { section, changed, revision: after, document: next, judged } }
   }
 
   /**
@@ -211,7 +234,9 @@ export class WriteRunner {
    * how to tell each caller its outcome, which runs once the provider's
    * transaction has returned.
    */
-  private commitGroup(group: PendingWrite[], foldInvariants: unknown[]): () => void {
+  private commitGroup(group: PendingWrite[], foldInvariants: unknown[], versions: Iterable<SettingsSectionVersion> | undefined): () => void {
+    const last = this.ledger.storeOwned ? this.takeStoreVersions(group, versions) : undefined
+    if (!last && versions !== undefined) throw new SettingsProviderContractError('the provider handed commit() store versions, but its load() reported none')
     const outcomes: (() => void)[] = []
     for (const write of group) {
       if (write.failure !== undefined || !write.outcome) {
@@ -224,9 +249,31 @@ export class WriteRunner {
         continue
       }
       const invariants = foldInvariants.splice(0)
-      this.ledger.commit(write.key, write.outcome, invariants)
+      // With store versions the group's intermediate states of a section were never stored: only its last write announces it.
+      if (!last || !write.outcome.changed || last.get(sectionId(write.key.ns, write.key.scope)) === write) this.ledger.commit(write.key, write.outcome, invariants)
       outcomes.push(invariants.length ? () => write.reject(invariants[0]) : () => write.resolve())
     }
     return () => outcomes.forEach((settle) => settle())
+  }
+
+  /**
+   * Give each changed write the store's new version of its section, checking
+   * first that every stored section has one newer than its committed revision.
+   * @returns the last changed write of each section.
+   */
+  private takeStoreVersions(group: PendingWrite[], versions: Iterable<SettingsSectionVersion> | undefined): Map<string, PendingWrite> {
+    const map = versionMap(versions ?? [])
+    const last = new Map<string, PendingWrite>()
+    for (const write of group) {
+      if (write.failure !== undefined || !write.outcome?.changed) continue
+      const id = sectionId(write.key.ns, write.key.scope)
+      const version = map.get(id)
+      if (version === undefined || version <= this.ledger.revision(write.key)) {
+        throw new SettingsProviderContractError(`the provider stored ${sectionLabel(write.key.ns, write.key.scope)} but handed commit() no newer store version for it`, write.key)
+      }
+      write.outcome.revision = version
+      last.set(id, write)
+    }
+    return last
   }
 }

@@ -76,7 +76,7 @@ export class ControlledProvider extends SettingsProvider {
     return structuredClone(this.stored)
   }
 
-  protected transact(transaction: SettingsTransaction): Promise<void> {
+  protected override transact(transaction: SettingsTransaction): Promise<void> {
     const run = this.chain.then(async () => {
       this.arrive('gate')
       if (this.gate) await this.gate
