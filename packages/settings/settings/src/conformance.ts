@@ -13,7 +13,7 @@ import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SettingsConflictError, SettingsUnavailableError } from './errors.ts'
 import type { SettingsProvider } from './provider.ts'
-import type { SettingsDocument, SettingsScope } from './types.ts'
+import type { SettingsDocument, SettingsPartial, SettingsScope } from './types.ts'
 
 /** One store the suite boots providers on: a temp file, a database, a shared in-memory backing. */
 export interface ConformanceStore {
@@ -50,7 +50,7 @@ interface Host {
   root: Context
   settings: SettingsProvider
   /** Register `ns` globally, or under the named scope, and answer the owner handle. */
-  register<T>(ns: string, schema: Schema<T>, options?: { base?: Partial<T>; scope?: string }): Promise<SettingsScope<T>>
+  register<T>(ns: string, schema: Schema<T>, options?: { base?: SettingsPartial<T>; scope?: string }): Promise<SettingsScope<T>>
   dispose(): Promise<void>
 }
 
