@@ -1,0 +1,245 @@
+import { Context, type Fiber } from 'cordis'
+import Schema from 'schemastery'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SettingsConflictError, SettingsProvider, SettingsProviderContractError, SettingsSnapshot, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
+import { eventually, plugWithSettings } from 'dsh-testing'
+import { SharedStore, SharedStoreProvider } from './providers/shared-store.ts'
+
+const Alpha = Schema.object({ a: Schema.number().default(0), b: Schema.string().default('') })
+
+const fibers: Fiber[] = []
+afterEach(async () => {
+  for (const fiber of fibers.splice(0).reverse()) await fiber.dispose()
+})
+
+/** Boot a provider on a fresh root; answers the root, the service and the plugged fiber. */
+async function boot(plugin: any, config: unknown): Promise<{ root: Context; settings: SettingsProvider; fiber: Fiber }> {
+  const root = new Context()
+  root.logger.exporter({ export: () => {} })
+  const fiber = root.plugin(plugin, config)
+  fibers.push(fiber)
+  await fiber
+  let settings!: SettingsProvider
+  await root.inject(['settings'], (ctx) => {
+    settings = ctx.settings
+  })
+  return { root, settings, fiber }
+}
+
+const register = async (root: Context) => (await plugWithSettings(root, (ctx) => ctx.settings.register('alpha', Alpha))).value
+const revisionOf = (settings: SettingsProvider, ns = 'alpha') => settings.describe({ ns, redactSecrets: true })[0]!.revision
+
+describe('store-owned revisions', () => {
+  it('are the store’s versions: 0 for a section never stored, the section’s own version after a write', async () => {
+    const store = new SharedStore({ alpha: { a: 1 } })
+    store.versions.set('\u0000alpha', { ns: 'alpha', version: 41 })
+    store.version = 41
+    const { root, settings } = await boot(SharedStoreProvider, { store })
+    await register(root)
+    await plugWithSettings(root, (ctx) => ctx.settings.register('beta', Alpha))
+    expect(revisionOf(settings)).toBe(41)
+    expect(revisionOf(settings, 'beta')).toBe(0)
+    await settings.update('beta', { a: 2 }, 0)
+    expect(revisionOf(settings, 'beta')).toBe(42)
+    expect(revisionOf(settings)).toBe(41)
+  })
+
+  it('announce a section once per transaction, under the version the store gave it, however many queued writes changed it', async () => {
+    const store = new SharedStore()
+    const { root, settings } = await boot(SharedStoreProvider, { store })
+    const alpha = await register(root)
+    await alpha.update({ a: 1 }) // the queue is warm: the next three arrive as one group
+    const announced: number[] = []
+    const values: unknown[] = []
+    root.on('settings/document-updated', (_ns, revision) => void announced.push(revision))
+    root.on('settings/updated', (_ns, next) => void values.push(next))
+    const versionBefore = store.version
+    await Promise.all([alpha.update({ a: 2 }), alpha.update({ b: 'x' }), alpha.update({ a: 3 })])
+    expect(store.version).toBe(versionBefore + 1)
+    expect(announced).toEqual([store.version])
+    expect(values).toEqual([{ a: 3, b: 'x' }])
+    expect(revisionOf(settings)).toBe(store.version)
+  })
+
+  it('check expectedRevision against what the store holds inside the transaction, even before the feed told this host', async () => {
+    const store = new SharedStore()
+    store.feedDelayMs = 10_000 // no host hears of the other's writes during this test
+    const a = await boot(SharedStoreProvider, { store })
+    const b = await boot(SharedStoreProvider, { store })
+    await register(a.root)
+    await register(b.root)
+    await a.settings.update('alpha', { a: 1 }, 0)
+    // b has not heard, yet its stale read of 0 is refused, and the store's revision is honored.
+    await expect(b.settings.update('alpha', { b: 'x' }, 0)).rejects.toBeInstanceOf(SettingsConflictError)
+    await b.settings.update('alpha', { b: 'x' }, revisionOf(a.settings))
+    expect(b.settings.get('alpha')).toEqual({ a: 1, b: 'x' })
+    expect(store.section('alpha')).toEqual({ a: 1, b: 'x' })
+  })
+
+  it('drop a late echo of an older state: no value goes back, no event fires for it', async () => {
+    const store = new SharedStore()
+    store.feedDelayMs = 30
+    // The feed carries the data as it was when written, so its echoes arrive older than what the host already committed.
+    const { root, settings } = await boot(SharedStoreProvider, { store, trustFeed: true })
+    const alpha = await register(root)
+    const seen: unknown[] = []
+    root.on('settings/updated', (_ns, next) => void seen.push(next))
+    await alpha.update({ a: 1 })
+    await alpha.update({ a: 2 })
+    await alpha.update({ a: 3 })
+    const revision = revisionOf(settings)
+    // Every echo (of a: 1, 2 and 3) has arrived.
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    expect(alpha.get().a).toBe(3)
+    expect(revisionOf(settings)).toBe(revision)
+    expect(seen.map((value) => (value as { a: number }).a)).toEqual([1, 2, 3])
+  })
+
+  it('take a newer change from the feed after an older echo, in either order', async () => {
+    const store = new SharedStore()
+    const { root, settings } = await boot(SharedStoreProvider, { store, trustFeed: true })
+    const alpha = await register(root)
+    const old = store.read()
+    await store.exclusive(() => void store.write({ alpha: { a: 5 } }))
+    await eventually(() => expect(alpha.get().a).toBe(5))
+    const provider = settings as unknown as { publish(input: unknown): void }
+    provider.publish(old)
+    expect(alpha.get().a).toBe(5)
+    expect(revisionOf(settings)).toBe(store.version)
+  })
+
+  it('refuse a bare document where a snapshot is due, and versions that are not revisions', async () => {
+    const store = new SharedStore()
+    const { settings } = await boot(SharedStoreProvider, { store })
+    const provider = settings as unknown as { publish(input: unknown): void }
+    expect(() => provider.publish({ alpha: { a: 1 } })).toThrow(SettingsProviderContractError)
+    expect(() => provider.publish(new SettingsSnapshot({ alpha: { a: 1 } }, [{ ns: 'alpha', version: -1 }]))).toThrow(/non-negative safe integer/)
+    expect(() => provider.publish(new SettingsSnapshot({ alpha: { a: 1 } }, [{ ns: 7 as never, version: 1 }]))).toThrow(SettingsProviderContractError)
+  })
+
+  it('fail every write of a transaction whose commit names no newer version for a stored section', async () => {
+    class Forgetful extends SharedStoreProvider {
+      protected override transact(transaction: SettingsTransaction): Promise<void> {
+        const store = (this as unknown as { config: { store: SharedStore } }).config.store
+        return store.exclusive(() => {
+          const next = transaction.apply(store.read())
+          store.write(next)
+          transaction.commit([])
+        })
+      }
+    }
+    const { root, settings } = await boot(Forgetful, { store: new SharedStore() })
+    await register(root)
+    await expect(settings.update('alpha', { a: 1 })).rejects.toThrow(/no newer store version for it/)
+  })
+})
+
+describe('publish during a transaction', () => {
+  /** A provider whose change feed delivers, between `apply` and `commit`, what it read before the write: a stale echo. */
+  class EchoInside extends SharedStoreProvider {
+    protected override transact(transaction: SettingsTransaction): Promise<void> {
+      const store = (this as unknown as { config: { store: SharedStore } }).config.store
+      return store.exclusive(() => {
+        const before = store.read()
+        const next = transaction.apply(before)
+        const versions = store.write(next)
+        this.publish(before)
+        transaction.commit(versions)
+      })
+    }
+  }
+
+  it('is taken after the commit, so one revision never names two states and a stale writer is refused', async () => {
+    const store = new SharedStore({ alpha: { a: 1 } })
+    const { root, settings } = await boot(EchoInside, { store })
+    const alpha = await register(root)
+    const announced: number[] = []
+    root.on('settings/document-updated', (_ns, revision) => void announced.push(revision))
+    const read = revisionOf(settings)
+    await settings.update('alpha', { a: 2 }, read)
+    expect(alpha.get().a).toBe(2)
+    expect(announced).toEqual([store.version])
+    await expect(settings.update('alpha', { a: 3 }, read)).rejects.toBeInstanceOf(SettingsConflictError)
+    expect(alpha.get().a).toBe(2)
+  })
+
+  it('is taken after the commit with process revisions too: an outside edit it carries lands after the write, under its own revision', async () => {
+    class EditInside extends SettingsProvider {
+      stored: SettingsDocument = { alpha: { a: 1 } }
+      protected load(): SettingsDocument {
+        return this.stored
+      }
+      protected override async transact(transaction: SettingsTransaction): Promise<void> {
+        const next = transaction.apply(this.stored)
+        this.stored = next
+        // Somebody else edits right after this write, and the watcher reports it before the commit.
+        this.stored = { alpha: { ...(next.alpha as object), b: 'theirs' } }
+        this.publish(this.stored)
+        transaction.commit()
+      }
+    }
+    const { root, settings } = await boot(EditInside, {})
+    const alpha = await register(root)
+    const announced: number[] = []
+    root.on('settings/document-updated', (_ns, revision) => void announced.push(revision))
+    await settings.update('alpha', { a: 2 })
+    expect(alpha.get()).toEqual({ a: 2, b: 'theirs' })
+    expect(announced).toHaveLength(2)
+    expect(new Set(announced).size).toBe(2)
+    expect(revisionOf(settings)).toBe(announced[1])
+  })
+})
+
+describe('the two ways of storing', () => {
+  it('refuses to start a provider that implements neither, naming both ways', async () => {
+    class Neither extends SettingsProvider {
+      protected load(): SettingsDocument {
+        return {}
+      }
+    }
+    const root = new Context()
+    root.logger.exporter({ export: () => {} })
+    const fiber = root.plugin(Neither)
+    fibers.push(fiber)
+    const failure = await fiber.then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(failure).toBeInstanceOf(SettingsProviderContractError)
+    expect((failure as Error).message).toMatch(/persist\(document\)/)
+    expect((failure as Error).message).toMatch(/transact\(transaction\)/)
+    expect(root.get('settings')).toBeUndefined()
+  })
+
+  class Persisting extends SettingsProvider {
+    static stored: SettingsDocument[] = []
+    static fail = false
+    protected load(): SettingsDocument {
+      return { alpha: { a: 1 } }
+    }
+    protected override async persist(document: SettingsDocument): Promise<void> {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      if (Persisting.fail) throw new Error('store down')
+      Persisting.stored.push(document)
+    }
+  }
+
+  it('persist-only: a burst is one persist of the whole next document; a failed persist changes nothing and the next write starts from what was committed', async () => {
+    Persisting.stored = []
+    Persisting.fail = false
+    const { root, settings } = await boot(Persisting, {})
+    const alpha = await register(root)
+    await plugWithSettings(root, (ctx) => ctx.settings.register('beta', Alpha))
+    await alpha.update({ a: 2 }) // the queue is now warm: what follows arrives as one group
+    await Promise.all([alpha.update({ b: 'x' }), settings.update('beta', { a: 5 }), alpha.update({ a: 3 })])
+    expect(Persisting.stored).toEqual([{ alpha: { a: 2 } }, { alpha: { a: 3, b: 'x' }, beta: { a: 5 } }])
+    const revision = revisionOf(settings)
+    Persisting.fail = true
+    await expect(alpha.update({ a: 4 })).rejects.toThrow('store down')
+    expect(alpha.get()).toEqual({ a: 3, b: 'x' })
+    expect(revisionOf(settings)).toBe(revision)
+    Persisting.fail = false
+    await alpha.update({ b: 'y' })
+    expect(Persisting.stored.at(-1)).toEqual({ alpha: { a: 3, b: 'y' }, beta: { a: 5 } })
+  })
+})
