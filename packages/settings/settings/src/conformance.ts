@@ -98,6 +98,8 @@ function revisionOf(host: Host, ns: string, scope?: string): number {
  */
 export function describeProviderConformance<S extends ConformanceStore>(name: string, options: ProviderConformanceOptions<S>): void {
   const timeoutMs = options.timeoutMs ?? 10_000
+  // A case whose option the store lacks is not declared at all: it cannot apply, so it is neither passed nor skipped.
+  const caseIf = (applies: boolean): typeof it => (applies ? it : ((() => {}) as unknown as typeof it))
   const cleanups: (() => unknown)[] = []
 
   afterEach(async () => {
@@ -219,7 +221,7 @@ export function describeProviderConformance<S extends ConformanceStore>(name: st
       expect((await again.register('alpha', Alpha)).get().a).toBe(4)
     })
 
-    it.skipIf(!options.edit)('brings a change made behind its back to get(), watchers and events exactly once', async () => {
+    caseIf(!!options.edit)('brings a change made behind its back to get(), watchers and events exactly once', async () => {
       const on = await store({ document: { alpha: { a: 1 } } })
       const h = await host(on)
       const alpha = await h.register('alpha', Alpha)
@@ -245,7 +247,7 @@ export function describeProviderConformance<S extends ConformanceStore>(name: st
       expect(alpha.get()).toEqual({ a: 1, b: 'edited', c: 2 })
     })
 
-    it.skipIf(!options.restart)('keeps working when the store restarts between writes', async () => {
+    caseIf(!!options.restart)('keeps working when the store restarts between writes', async () => {
       const on = await store()
       const h = await host(on)
       const alpha = await h.register('alpha', Alpha)
@@ -257,7 +259,7 @@ export function describeProviderConformance<S extends ConformanceStore>(name: st
       expect((await other.register('alpha', Alpha)).get()).toEqual({ a: 2, b: 'after', c: 0 })
     })
 
-    it.skipIf(!options.hosts)('shows each host the other host’s writes', async () => {
+    caseIf(!!options.hosts)('shows each host the other host’s writes', async () => {
       const on = await store()
       const [a, b] = [await host(on), await host(on)]
       const onA = await a.register('alpha', Alpha)
@@ -269,7 +271,7 @@ export function describeProviderConformance<S extends ConformanceStore>(name: st
       expect(revisionOf(a, 'alpha')).toBe(revisionOf(b, 'alpha'))
     })
 
-    it.skipIf(!options.hosts)('honors a revision read on one host on the other, and refuses a stale one on both', async () => {
+    caseIf(!!options.hosts)('honors a revision read on one host on the other, and refuses a stale one on both', async () => {
       const on = await store()
       const [a, b] = [await host(on), await host(on)]
       const onA = await a.register('alpha', Alpha)
@@ -285,7 +287,7 @@ export function describeProviderConformance<S extends ConformanceStore>(name: st
       expect(revisionOf(a, 'alpha')).toBe(revisionOf(b, 'alpha'))
     })
 
-    it.skipIf(!options.hosts)('lands concurrent writes from both hosts, none lost', async () => {
+    caseIf(!!options.hosts)('lands concurrent writes from both hosts, none lost', async () => {
       const on = await store()
       const [a, b] = [await host(on), await host(on)]
       const [onA, onB] = [await a.register('tally', Tally), await b.register('tally', Tally)]
@@ -308,7 +310,7 @@ export function describeProviderConformance<S extends ConformanceStore>(name: st
       expect((await again.register('alpha', Alpha)).get().a).toBe(3)
     })
 
-    it.skipIf(options.readOnly === false)('refuses writes to a read-only store and keeps what it holds', async () => {
+    caseIf(options.readOnly !== false)('refuses writes to a read-only store and keeps what it holds', async () => {
       const on = await store({ document: { alpha: { a: 6 } }, writable: false })
       const h = await host(on)
       const alpha = await h.register('alpha', Alpha)
