@@ -1,0 +1,6 @@
+import { PostgresSettingsProvider } from './provider.ts'
+
+export { PostgresSettingsProvider }
+export { SettingsDatabaseError } from './errors.ts'
+export { databaseLabel } from './target.ts'
+export default PostgresSettingsProvider

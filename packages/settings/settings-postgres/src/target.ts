@@ -1,0 +1,16 @@
+/**
+ * How messages name the database: host, port and database from the
+ * connection string, never the user's password (nor the user, nor options
+ * such as `sslpassword`).
+ */
+export function databaseLabel(url: string): string {
+  try {
+    const parsed = new URL(url)
+    const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || '(default database)'
+    const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost'
+    return `${host}:${parsed.port || '5432'}/${database}`
+  } catch {
+    // A key=value connection string, or garbage: say nothing of its content.
+    return 'the configured database'
+  }
+}
