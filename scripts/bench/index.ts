@@ -21,6 +21,7 @@ import { benchDescribe } from './describe.ts'
 import { markdownTable } from './format.ts'
 import { removeAllTemps, type Row } from './harness.ts'
 import { benchPacedBurst } from './paced.ts'
+import { benchPostgres } from './postgres.ts'
 import { benchReads } from './reads.ts'
 import { benchScale, type ScaleGrid } from './scale.ts'
 import { now } from './stats.ts'
@@ -51,6 +52,7 @@ const measurements: [string, () => Promise<Row[]>][] = [
   ['watch latency', benchWatchLatency],
   ['describe + heap (child with --expose-gc)', benchDescribe],
   ['wire (deployment + client process)', benchWire],
+  ['postgres', benchPostgres],
 ]
 
 function figure(value: number | undefined, unit: string, lowerBound = false): string {

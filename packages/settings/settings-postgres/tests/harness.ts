@@ -55,9 +55,10 @@ export async function bootHost(config: PostgresSettingsProvider.Config): Promise
 /**
  * Put `document` into the store as another program would: the tables are
  * made by a provider that boots and leaves, then the rows written directly
- * with the next store version, and the change announced.
+ * with the next store version, and the change announced (unless
+ * `notify: false`: a notification lost on its way).
  */
-export async function writeStore(url: string, table: string, document: SettingsDocument, id = 'default'): Promise<void> {
+export async function writeStore(url: string, table: string, document: SettingsDocument, id = 'default', options: { notify?: boolean } = {}): Promise<void> {
   const tables = tablesFor(table)
   const sql = statements(tables)
   const client = new pg.Client({ connectionString: url })
@@ -80,7 +81,7 @@ export async function writeStore(url: string, table: string, document: SettingsD
     const rows = rowsFor(document, changedSections(before, document), version)
     await client.query(sql.upsertSections, [id, rows.map((r) => r.scope), rows.map((r) => r.ns), rows.map((r) => (r.data === null ? null : JSON.stringify(r.data))), version])
     await client.query(sql.advanceDocument, [id, version])
-    await client.query(sql.notify, [tables.channel, JSON.stringify({ document: id, version })])
+    if (options.notify !== false) await client.query(sql.notify, [tables.channel, JSON.stringify({ document: id, version })])
     await client.query('COMMIT')
   } finally {
     await client.end()
