@@ -51,6 +51,8 @@ const EXPECTED_EXPORTS: Record<string, string[]> = {
   'dsh-settings/memory': ['MemorySettingsProvider', 'default'],
   'dsh-settings/equal': ['dataEqual'],
   'dsh-settings-file': ['FileSettingsProvider', 'default'],
+  'dsh-settings-postgres': ['PostgresSettingsProvider', 'SettingsDatabaseError', 'default'],
+  'dsh-settings/conformance': ['describeProviderConformance'],
   'dsh-loader': ['DeploymentLoader', 'runDeployment', 'importPlugin'],
   'dsh-remote': ['RemoteServer', 'RemoteClient', 'RemoteError', 'createRemote', 'default'],
   'dsh-remote/client': ['createRemote', 'RemoteError'],
