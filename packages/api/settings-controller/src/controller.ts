@@ -266,8 +266,8 @@ export class SettingsController extends Service {
       facts = checkedScope === undefined ? { ns: key } : { ns: key, scope: checkedScope }
       label = `settings ${mode} of ${JSON.stringify(key)}${checkedScope === undefined ? '' : ` in scope ${checkedScope}`}`
       const revision = settingsRevision(absent(expectedRevision))
-      if (mode === 'mutate') await settings.mutate(key, payload as SettingsPathOp[], revision, checkedScope)
-      else await settings[mode](key, payload as object, revision, checkedScope)
+      if (mode === 'mutate') await settings.mutate(key, payload as SettingsPathOp[], revision, checkedScope, 'wire')
+      else await settings[mode](key, payload as object, revision, checkedScope, 'wire')
     } catch (error) {
       throw toRemoteError(error, facts, this.logger, label)
     }

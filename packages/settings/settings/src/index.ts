@@ -40,4 +40,5 @@ export type {
   SettingsSectionProblem,
   SettingsSectionHooks,
   SettingsUpdateSource,
+  SettingsWriteOrigin,
 } from './types.ts'

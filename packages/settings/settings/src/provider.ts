@@ -16,6 +16,7 @@ import type {
   SettingsScope,
   SettingsScopeId,
   SettingsSectionHooks,
+  SettingsWriteOrigin,
 } from './types.ts'
 
 /** The error a provider gets when it stores in neither way. */
@@ -214,28 +215,32 @@ export abstract class SettingsProvider extends Service {
    * Deep-merge `patch` into a user section, validate every value it feeds, persist, then commit and emit.
    * @param expectedRevision - the revision the caller read; a section that moved on rejects with `SettingsConflictError`.
    * @param scope - the named scope whose section to write; the global section when omitted.
+   * @param origin - who writes, for a provider's history (`wire` for a configuration surface); `host` when omitted.
    */
   async update<const Namespace extends string>(
     ns: Namespace & SettingsNamespaceInput<Namespace>,
     patch: object,
     expectedRevision?: number,
     scope?: string,
+    origin?: SettingsWriteOrigin,
   ): Promise<void> {
-    return this.engine.write({ ns, scope, mode: 'update', payload: patch, expectedRevision })
+    return this.engine.write({ ns, scope, mode: 'update', payload: patch, expectedRevision, origin })
   }
 
   /**
    * Replace a user section wholesale (`{}` resets it), validate, persist, then commit and emit.
    * @param expectedRevision - as for {@link update}.
    * @param scope - as for {@link update}.
+   * @param origin - as for {@link update}.
    */
   async replace<const Namespace extends string>(
     ns: Namespace & SettingsNamespaceInput<Namespace>,
     section: object,
     expectedRevision?: number,
     scope?: string,
+    origin?: SettingsWriteOrigin,
   ): Promise<void> {
-    return this.engine.write({ ns, scope, mode: 'replace', payload: section, expectedRevision })
+    return this.engine.write({ ns, scope, mode: 'replace', payload: section, expectedRevision, origin })
   }
 
   /**
@@ -243,13 +248,15 @@ export abstract class SettingsProvider extends Service {
    * runs, so fields the caller never saw (redacted secrets) survive; validate, persist, commit and emit.
    * @param expectedRevision - as for {@link update}.
    * @param scope - as for {@link update}.
+   * @param origin - as for {@link update}.
    */
   async mutate<const Namespace extends string>(
     ns: Namespace & SettingsNamespaceInput<Namespace>,
     ops: readonly SettingsPathOp[],
     expectedRevision?: number,
     scope?: string,
+    origin?: SettingsWriteOrigin,
   ): Promise<void> {
-    return this.engine.write({ ns, scope, mode: 'mutate', payload: ops, expectedRevision })
+    return this.engine.write({ ns, scope, mode: 'mutate', payload: ops, expectedRevision, origin })
   }
 }

@@ -2,12 +2,12 @@ import type { Logger } from 'cordis'
 import type { WriteOutcome } from './commit.ts'
 import { dataEqual } from './equal.ts'
 import { getSection, sectionId, withSection, type SectionKey } from './document.ts'
-import { SettingsConflictError, SettingsProviderContractError, SettingsUnavailableError } from './errors.ts'
+import { SettingsConflictError, SettingsInputError, SettingsProviderContractError, SettingsUnavailableError } from './errors.ts'
 import { optionalScopeId, sectionLabel, settingsNamespace, settingsRevision } from './ids.ts'
 import { judgeWrite } from './judge.ts'
 import { GroupQueue } from './queue.ts'
 import type { Instance, Kind } from './registry.ts'
-import type { SettingsDocument, SettingsNamespace, SettingsScopeId } from './types.ts'
+import type { SettingsDocument, SettingsNamespace, SettingsScopeId, SettingsWriteOrigin } from './types.ts'
 import { SettingsSnapshot, versionMap, type SettingsSectionVersion } from './snapshot.ts'
 import { checkPayload, deriveSection, type WriteMode, type WritePayload } from './writes.ts'
 
@@ -45,6 +45,8 @@ export interface SettingsTransaction {
    * @throws {SettingsProviderContractError} when a stored section has no newer version; every write of the transaction then fails.
    */
   commit(versions?: Iterable<SettingsSectionVersion>): void
+  /** Who made the writes of the last `apply` that changed something, for a provider that records it (history). */
+  readonly origins: ReadonlySet<SettingsWriteOrigin>
 }
 
 /** What the engine needs from a provider. */
@@ -81,6 +83,8 @@ export interface WriteRequest {
   payload: unknown
   expectedRevision?: unknown
   owner?: Instance
+  /** Who writes; `host` when not said. */
+  origin?: SettingsWriteOrigin
 }
 
 interface PendingWrite {
@@ -89,11 +93,14 @@ interface PendingWrite {
   payload: WritePayload
   expectedRevision?: number
   owner?: Instance
+  origin: SettingsWriteOrigin
   outcome?: WriteOutcome
   failure?: unknown
   resolve(): void
   reject(error: unknown): void
 }
+
+const WRITE_ORIGINS: ReadonlySet<unknown> = new Set<SettingsWriteOrigin>(['plugin', 'wire', 'host'])
 
 /** The pending revision of a section a store-owned write changed: no `expectedRevision` (never negative) matches it. */
 const UNKNOWN_REVISION = -1
@@ -141,13 +148,16 @@ export class WriteRunner {
     const label = `settings ${request.mode} for ${sectionLabel(ns, scope)}`
     const expectedRevision = settingsRevision(request.expectedRevision, key)
     const payload = checkPayload(request.mode, request.payload, { label, ns, scope })
+    if (request.origin !== undefined && !WRITE_ORIGINS.has(request.origin)) {
+      throw new SettingsInputError(`${label}: origin must be one of ${[...WRITE_ORIGINS].join(', ')} or absent`, { ns, scope })
+    }
     if (this.ledger.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be written`, key)
     if (request.owner && !request.owner.alive) {
       throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${sectionLabel(ns, scope)} registration is disposed`, key)
     }
     if (!this.ledger.kind(ns)) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(ns)} is not registered`, key)
     if (!this.backend.writable) throw new SettingsUnavailableError('SETTINGS_READ_ONLY', `settings provider is read-only: ${label} cannot persist`, key)
-    const write: PendingWrite = { key, label, payload, owner: request.owner, resolve: () => {}, reject: () => {} }
+    const write: PendingWrite = { key, label, payload, owner: request.owner, origin: request.origin ?? (request.owner ? 'plugin' : 'host'), resolve: () => {}, reject: () => {} }
     if (expectedRevision !== undefined) write.expectedRevision = expectedRevision
     return write
   }
@@ -164,6 +174,9 @@ export class WriteRunner {
       apply: (current) => this.applyGroup(group, current, invariants),
       commit: (versions) => {
         settle ??= this.commitGroup(group, invariants, versions)
+      },
+      get origins() {
+        return new Set(group.filter((write) => write.failure === undefined && write.outcome?.changed).map((write) => write.origin))
       },
     }
     try {

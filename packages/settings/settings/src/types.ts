@@ -29,6 +29,13 @@ export type SettingsApplies = 'live' | 'restart'
 /** Where a committed change entered: an in-process write, or an edit the provider observed. */
 export type SettingsUpdateSource = 'update' | 'provider'
 
+/**
+ * Who made a write, for a provider's history: the owning plugin through its
+ * handle, a configuration surface over the wire, or other code of the host
+ * calling `ctx.settings` directly.
+ */
+export type SettingsWriteOrigin = 'plugin' | 'wire' | 'host'
+
 /** A JSON value as stored in a settings document. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
 
