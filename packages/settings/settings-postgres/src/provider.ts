@@ -1,10 +1,10 @@
 import type { Context } from 'cordis'
 import pg from 'pg'
 import Schema from 'schemastery'
-import { changedSections, SettingsProvider, SettingsSnapshot, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
+import { changedSections, SettingsProvider, SettingsSnapshot, type SettingsDocument, type SettingsSectionVersion, type SettingsTransaction } from 'dsh-settings'
 import { SettingsDatabaseError } from './errors.ts'
 import { ChangeFeed } from './feed.ts'
-import { applyRows, rowsFor, versionsOf, type SectionRow } from './rows.ts'
+import { applyRows, rowsFor, versionsOf, withRows, type SectionRow } from './rows.ts'
 import { migrations, SCHEMA_VERSION, statements, TABLE_PREFIX_PATTERN, tablesFor, type Tables } from './sql.ts'
 import { databaseLabel } from './target.ts'
 
@@ -46,6 +46,8 @@ export class PostgresSettingsProvider extends SettingsProvider {
   private feed: ChangeFeed | undefined
   /** The document as this host last read or wrote it, and the store version that is newest in it. */
   private cache: SettingsDocument = {}
+  /** The store version of every section in the cache (tombstones too), as the seam must be told them. */
+  private versions = new Map<string, SettingsSectionVersion>()
   private seen = 0
   /** Writes and catch-ups run one at a time, so the cache moves forward in version order. */
   private chain: Promise<void> = Promise.resolve()
@@ -77,6 +79,9 @@ export class PostgresSettingsProvider extends SettingsProvider {
     const pool = new pg.Pool({ ...this.connection(), max: 2, idleTimeoutMillis: 30_000 })
     // An idle connection the server dropped (a restart) errors here; the next query takes a fresh one.
     pool.on('error', () => {})
+    // A connection dropped while a write holds it rejects that write's query, and also emits `error` on the
+    // client: unheard, that event would end the process.
+    pool.on('connect', (client) => void client.on('error', () => {}))
     this.pool = pool
     const feed = new ChangeFeed({
       connection: this.connection(),
@@ -130,8 +135,9 @@ export class PostgresSettingsProvider extends SettingsProvider {
   protected async load(): Promise<SettingsSnapshot> {
     const rows = await this.read('load the settings document', 0)
     this.cache = applyRows({}, rows)
+    this.versions = withRows(new Map(), rows)
     this.seen = rows.reduce((max, row) => Math.max(max, row.version), 0)
-    return new SettingsSnapshot(this.cache, versionsOf(rows))
+    return new SettingsSnapshot(this.cache, this.versions.values())
   }
 
   /** Every section row of the document newer than `since`, in one consistent read. */
@@ -174,23 +180,27 @@ export class PostgresSettingsProvider extends SettingsProvider {
     const rows = await this.read('read the latest changes', this.seen)
     if (!rows.length) return
     this.cache = applyRows(this.cache, rows)
+    this.versions = withRows(this.versions, rows)
     this.seen = Math.max(this.seen, ...rows.map((row) => row.version))
-    this.publish(new SettingsSnapshot(this.cache, versionsOf(rows)))
+    // Every version, not only these rows': the seam may not have taken an earlier publish yet (it waits out a running write).
+    this.publish(new SettingsSnapshot(this.cache, [...this.versions.values()]))
   }
 
   protected override transact(transaction: SettingsTransaction): Promise<void> {
     return this.exclusive(async () => {
-      let stored: { next: SettingsDocument; rows: SectionRow[]; seen: number; changed: boolean } | undefined
+      let stored: { next: SettingsDocument; rows: SectionRow[]; versions: Map<string, SettingsSectionVersion>; seen: number; changed: boolean } | undefined
       await this.inTransaction('store a settings write', async (client) => {
         const locked = await client.query<{ version: string }>(this.sql.lockDocument, [this.config.document])
         const version = Number(locked.rows[0]?.version ?? 0)
         // What other hosts committed since this one last read: folded in before the writes are judged.
         const newer = version > this.seen ? await this.read('read the latest changes', this.seen, client) : []
         const current = newer.length ? applyRows(this.cache, newer) : this.cache
-        const next = transaction.apply(new SettingsSnapshot(current, versionsOf(newer)))
+        const versions = withRows(this.versions, newer)
+        // The version of every section: whatever the seam has not taken yet (a publish it holds back) it takes here.
+        const next = transaction.apply(new SettingsSnapshot(current, versions.values()))
         const seen = Math.max(this.seen, version)
         if (next === current) {
-          stored = { next: current, rows: newer, seen, changed: false }
+          stored = { next: current, rows: newer, versions, seen, changed: false }
           return
         }
         const rows = rowsFor(next, changedSections(current, next), seen + 1)
@@ -203,11 +213,12 @@ export class PostgresSettingsProvider extends SettingsProvider {
         ])
         await client.query(this.sql.advanceDocument, [this.config.document, seen + 1])
         await client.query(this.sql.notify, [this.tables.channel, JSON.stringify({ document: this.config.document, version: seen + 1 })])
-        stored = { next, rows, seen: seen + 1, changed: true }
+        stored = { next, rows, versions: withRows(versions, rows), seen: seen + 1, changed: true }
       })
       // Committed in the database: now this host's cache, then the seam.
-      const { next, rows, seen, changed } = stored!
+      const { next, rows, versions, seen, changed } = stored!
       this.cache = next
+      this.versions = versions
       this.seen = seen
       transaction.commit(changed ? versionsOf(rows) : undefined)
     })

@@ -63,3 +63,10 @@ export function rowsFor(next: SettingsDocument, changed: readonly SectionKey[], 
     return { scope: rowScope(key), ns: key.ns, data: data === undefined ? null : data, version }
   })
 }
+
+/** A copy of `versions` (by `<scope>\0<ns>`) with each row's version set; `versions` is not changed. */
+export function withRows(versions: ReadonlyMap<string, SettingsSectionVersion>, rows: readonly SectionRow[]): Map<string, SettingsSectionVersion> {
+  const next = new Map(versions)
+  for (const row of rows) next.set(`${row.scope}\u0000${row.ns}`, { ...keyOf(row), version: row.version })
+  return next
+}

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { eventually, plugWithSettings } from 'dsh-testing'
@@ -78,6 +79,32 @@ describe.runIf(HAVE_POSTGRES)('PostgreSQL down, restarted, or cutting connection
     await eventually(() => b.settings.update('limits', { limit: 4 }), 20_000)
     await eventually(() => expect(a.settings.get('limits')).toMatchObject({ limit: 4 }))
     expectNoPassword(...a.logs, ...b.logs)
+  }, 60_000)
+
+  it('refuses a write whose connection is cut while it waits for the document lock, and the process lives on', async () => {
+    const table = freshPrefix()
+    const a = await host(table)
+    await a.settings.update('limits', { limit: 11 })
+    // Another session holds the document row, so the write waits inside its transaction.
+    const holder_ = new pg.Client({ connectionString: holder.server.url(), application_name: 'lock-holder' })
+    await holder_.connect()
+    try {
+      await holder_.query('BEGIN')
+      await holder_.query(`SELECT version FROM ${table}_documents WHERE id = 'default' FOR UPDATE`)
+      const write = a.settings.update('limits', { limit: 12 }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      await eventually(async () => expect(Number(await holder.server.sql(`SELECT count(*) FROM pg_stat_activity WHERE application_name = 'dsh-settings-postgres' AND wait_event_type = 'Lock'`))).toBe(1))
+      await holder.server.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'dsh-settings-postgres'`)
+      expect(await write).toMatchObject({ code: 'SETTINGS_DATABASE_UNAVAILABLE' })
+    } finally {
+      await holder_.query('ROLLBACK').catch(() => {})
+      await holder_.end()
+    }
+    // Still alive and writing.
+    await eventually(() => a.settings.update('limits', { limit: 13 }), 20_000)
+    expect(a.settings.get('limits')).toMatchObject({ limit: 13 })
   }, 60_000)
 
   it('heals a lost notification by the periodic re-check, and only by it', async () => {

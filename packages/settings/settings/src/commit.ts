@@ -84,7 +84,7 @@ export class Commits {
    * @returns the document as committed now.
    * @throws {SettingsProviderContractError} for a snapshot the provider's kind of revisions cannot take.
    */
-  observe(input: unknown, invariants: unknown[]): SettingsDocument {
+  observe(input: unknown, invariants: unknown[], options: { transaction?: boolean } = {}): SettingsDocument {
     const snapshot = input instanceof SettingsSnapshot ? input : undefined
     const document = snapshot ? snapshot.document : input
     const owned = this.revisions.storeOwned
@@ -103,7 +103,14 @@ export class Commits {
       for (const key of changed) {
         const version = versions.get(sectionId(key.ns, key.scope))
         if (version !== undefined && version > this.revision(key)) taken.push(key)
-        else putSection(next, key, getSection(this.committed, key.ns, key.scope))
+        // Inside a transaction the snapshot is what the store holds now and what the write builds on: keeping the
+        // committed section instead would store it over the store's newer one. That is the provider's bug; say so.
+        else if (options.transaction) {
+          throw new SettingsProviderContractError(
+            `the snapshot handed to apply() changes ${sectionLabel(key.ns, key.scope)} without a store version newer than the committed one: list the version of every section that differs from what the seam last saw`,
+            key,
+          )
+        } else putSection(next, key, getSection(this.committed, key.ns, key.scope))
       }
       changed = taken
       this.raise(versions)

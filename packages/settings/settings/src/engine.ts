@@ -46,7 +46,7 @@ export class SettingsEngine {
         },
         kind: (ns) => registry.kinds.get(ns),
         revision: (key) => commits.revision(key),
-        observe: (current, invariants) => commits.observe(current, invariants),
+        observe: (current, invariants) => commits.observe(current, invariants, { transaction: true }),
         commit: (key, outcome, invariants) => commits.commit(key, outcome, invariants),
       },
       {

@@ -117,6 +117,31 @@ describe('store-owned revisions', () => {
     expect(() => provider.publish(new SettingsSnapshot({ alpha: { a: 1 } }, [{ ns: 7 as never, version: 1 }]))).toThrow(SettingsProviderContractError)
   })
 
+  it('refuse, storing nothing, a transaction whose snapshot changes a section without its version (it would write over the store’s newer data)', async () => {
+    class Partial extends SharedStoreProvider {
+      protected override transact(transaction: SettingsTransaction): Promise<void> {
+        const store = (this as unknown as { config: { store: SharedStore } }).config.store
+        return store.exclusive(() => {
+          // What another host stored meanwhile, handed over without its versions: the bug this guards against.
+          const next = transaction.apply(new SettingsSnapshot(store.document, []))
+          transaction.commit(store.write(next))
+        })
+      }
+    }
+    const store = new SharedStore()
+    const { root, settings } = await boot(Partial, { store, trustFeed: true })
+    await register(root)
+    store.feedDelayMs = 10_000
+    await store.exclusive(() => void store.write({ alpha: { b: 'theirs' } }))
+    const failure = await settings.update('alpha', { a: 1 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(failure).toBeInstanceOf(SettingsProviderContractError)
+    expect((failure as Error).message).toMatch(/without a store version newer than the committed one/)
+    expect(store.section('alpha')).toEqual({ b: 'theirs' })
+  })
+
   it('fail every write of a transaction whose commit names no newer version for a stored section', async () => {
     class Forgetful extends SharedStoreProvider {
       protected override transact(transaction: SettingsTransaction): Promise<void> {
