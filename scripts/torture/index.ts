@@ -17,6 +17,7 @@ import { handEdits } from './hand-edits.ts'
 import { cleanUpNow } from './harness.ts'
 import { killStorm } from './kill-storm.ts'
 import { lockInterleavings } from './lock-interleavings.ts'
+import { postgresHosts } from './postgres-hosts.ts'
 import { failed, table, verdict, type Row } from './report.ts'
 import { secretScan } from './secret-scan.ts'
 
@@ -39,6 +40,7 @@ const scenarios: Scenario[] = [
   { id: 'fuzz', title: 'fuzz', seconds: { quick: 8, full: 40 }, run: fuzz },
   // The browser part (about 6 s, once per run) is inside these seconds.
   { id: 'secrets', title: 'secret scan', seconds: { quick: 10, full: 40 }, run: secretScan },
+  { id: 'postgres', title: 'postgres hosts', seconds: { quick: 10, full: 60 }, run: postgresHosts },
 ]
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {
