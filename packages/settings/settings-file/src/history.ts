@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
-import { chmodSync, constants, linkSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { createHash, randomBytes } from 'node:crypto'
+import { appendFileSync, chmodSync, constants, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { copyFile } from 'node:fs/promises'
 import { basename, extname, join } from 'node:path'
 
@@ -84,6 +84,73 @@ export class DocumentHistory {
     rmSync(entry, { force: true })
   }
 
+  /** The journal of this host's writes: one JSON line per stored document, with a digest of its text and who made it. */
+  get journal(): string {
+    return join(this.directory, `${this.stem}.journal.jsonl`)
+  }
+
+  /**
+   * Note who wrote `text` (a document this provider just stored), so a kept
+   * version with the same text can later say who made it. The journal keeps
+   * about twice as many lines as versions are kept.
+   */
+  record(text: string, by: readonly string[], now = new Date()): void {
+    mkdirSync(this.directory, { recursive: true, mode: 0o700 })
+    appendFileSync(this.journal, `${JSON.stringify({ at: now.toISOString(), sha256: digest(text), by: [...by].sort() })}\n`, { mode: 0o600 })
+    const lines = this.journalLines()
+    if (lines.length <= this.limits.keep * 4) return
+    const temp = `${this.journal}.${randomBytes(4).toString('hex')}.tmp`
+    writeFileSync(temp, `${lines.slice(-this.limits.keep * 2).join('\n')}\n`, { mode: 0o600 })
+    renameSync(temp, this.journal)
+  }
+
+  private journalLines(): string[] {
+    try {
+      return readFileSync(this.journal, 'utf8').split('\n').filter(Boolean)
+    } catch {
+      return []
+    }
+  }
+
+  /** Who made each recorded text, by digest (the last record wins). */
+  authors(): Map<string, string[]> {
+    const authors = new Map<string, string[]>()
+    for (const line of this.journalLines()) {
+      try {
+        const record = JSON.parse(line) as { sha256?: unknown; by?: unknown }
+        if (typeof record.sha256 === 'string' && Array.isArray(record.by)) authors.set(record.sha256, record.by.filter((who): who is string => typeof who === 'string'))
+      } catch {
+        // A torn last line (a crash mid-append) is skipped.
+      }
+    }
+    return authors
+  }
+
+  /** When the oldest record still in the journal was made, or `undefined` for an empty journal. */
+  firstRecordAt(): Date | undefined {
+    for (const line of this.journalLines()) {
+      try {
+        const at = new Date((JSON.parse(line) as { at?: string }).at ?? '')
+        if (!Number.isNaN(at.getTime())) return at
+      } catch {}
+    }
+    return undefined
+  }
+
+  /** The kept version named `id` (a file name this history made), or `undefined`. */
+  find(id: string): HistoryEntry | undefined {
+    return this.list().find((entry) => basename(entry.path) === id)
+  }
+
+  /** When a kept version's content was written: its file's modification time. */
+  writtenAt(entry: HistoryEntry): Date {
+    try {
+      return statSync(entry.path).mtime
+    } catch {
+      return entry.replacedAt
+    }
+  }
+
   /** Every kept version, oldest first. */
   list(): HistoryEntry[] {
     let names: string[]
@@ -117,4 +184,9 @@ export class DocumentHistory {
     }
     return removed
   }
+}
+
+/** The SHA-256 of a document's text, hex. */
+export function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
 }

@@ -3,7 +3,7 @@ import { mkdirSync, realpathSync } from 'node:fs'
 import { link, mkdir, open, realpath, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
-import { SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
+import { SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsTransaction } from 'dsh-settings'
 import { resolveDocumentPath } from 'dsh-home'
 import { placeNew, replaceIfSame, writeTemp } from './atomic.ts'
 import { formatOf, type DocumentFormat } from './format.ts'
@@ -15,6 +15,7 @@ import { currentOwner, hostFacts, type HostFacts, type LockOwner } from './owner
 import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, reparseChanged, sizeOver, type ParsedDocument } from './parse.ts'
 import { renderDocument } from './serialize.ts'
 import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
+import { listVersions, readVersionDocument } from './versions.ts'
 import { DocumentWatcher } from './watch.ts'
 
 /**
@@ -102,7 +103,7 @@ export class FileSettingsProvider extends SettingsProvider {
   private readonly facts: HostFacts = hostFacts()
   private readonly writer: LockOwner = currentOwner(this.facts)
   private canonical: string
-  private history: DocumentHistory | undefined
+  private versions: DocumentHistory | undefined
   /** The version last read or written: reloads skip what is already known, and reads shorter than it settle first. */
   private seen: FileVersion = ABSENT
   private chain: Promise<void> = Promise.resolve()
@@ -158,7 +159,7 @@ export class FileSettingsProvider extends SettingsProvider {
 
   protected override async open(): Promise<void> {
     this.canonical = await canonicalPath(this.file)
-    if (this.historyLimits) this.history = new DocumentHistory(this.canonical, this.historyLimits)
+    if (this.historyLimits) this.versions = new DocumentHistory(this.canonical, this.historyLimits)
   }
 
   protected async load(): Promise<SettingsDocument> {
@@ -273,10 +274,32 @@ export class FileSettingsProvider extends SettingsProvider {
   protected override async transact(transaction: SettingsTransaction): Promise<void> {
     return this.enqueue(() =>
       this.locked(async (lock) => {
-        await this.store(lock, (current) => transaction.apply(current))
+        const stored = await this.store(lock, (current) => transaction.apply(current))
+        // Who made this text, so its kept version can say so later.
+        if (stored && this.versions) this.versions.record(stored.text, [...transaction.origins])
         transaction.commit()
       }),
     )
+  }
+
+  /** Whether replaced versions are kept in `history/` (the `history` option). */
+  override get keepsHistory(): boolean {
+    return this.versions !== undefined
+  }
+
+  override async history(query?: SettingsHistoryQuery): Promise<SettingsHistoryVersion[]> {
+    if (!this.versions) return super.history(query)
+    return listVersions(this.versions, (text) => this.parseVersion(text), query)
+  }
+
+  override async historyDocument(id: string): Promise<SettingsDocument> {
+    if (!this.versions) return super.historyDocument(id)
+    return readVersionDocument(this.versions, (text) => this.parseVersion(text), id)
+  }
+
+  /** A kept version's data, parsed apart from the document's own parse cache. */
+  private parseVersion(text: string): SettingsDocument {
+    return parseSettings(text, this.format, this.file, this.options.maxDocumentBytes).data as SettingsDocument
   }
 
   /** Run `body` holding the document lock, after removing what dead writers left; the lock is released before this settles. */
@@ -385,7 +408,7 @@ export class FileSettingsProvider extends SettingsProvider {
    */
   private async keep(target: string): Promise<{ path: string; linked: boolean } | undefined> {
     try {
-      if (this.history) return await this.history.keep(target)
+      if (this.versions) return await this.versions.keep(target)
       const witness = join(dirname(target), tempName(basename(target), this.writer))
       await link(target, witness)
       return { path: witness, linked: true }
@@ -404,12 +427,12 @@ export class FileSettingsProvider extends SettingsProvider {
    */
   private async settleKept(kept: { path: string; linked: boolean }, read: FileVersion, data: Record<string, unknown>): Promise<void> {
     await this.forgetReplaced()
-    if (this.history) {
-      this.history.seal(kept.path)
-      this.history.prune()
+    if (this.versions) {
+      this.versions.seal(kept.path)
+      this.versions.prune()
     }
     if (!kept.linked) return
-    this.replaced = { path: kept.path, version: read, data, witness: !this.history, until: Date.now() + LATE_WINDOW_MS }
+    this.replaced = { path: kept.path, version: read, data, witness: !this.versions, until: Date.now() + LATE_WINDOW_MS }
     this.scheduleLateCheck()
   }
 

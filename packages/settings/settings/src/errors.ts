@@ -157,6 +157,10 @@ export type SettingsStoreErrorCode =
   | 'SETTINGS_READ_ONLY'
   /** The stored document kept changing under the write; nothing was stored. */
   | 'SETTINGS_STORE_BUSY'
+  /** The provider keeps no history of the document. */
+  | 'SETTINGS_NO_HISTORY'
+  /** No kept version has the id asked for. */
+  | 'SETTINGS_NO_VERSION'
 
 /**
  * A provider refused to store a write for a reason of the store, not of the

@@ -41,4 +41,8 @@ export type {
   SettingsSectionHooks,
   SettingsUpdateSource,
   SettingsWriteOrigin,
+  SettingsHistoryQuery,
+  SettingsHistoryVersion,
+  SettingsFieldChange,
+  SettingsSectionDiff,
 } from './types.ts'

@@ -1,7 +1,10 @@
 import { Service, type Context } from 'cordis'
 import { describeAll } from './describe.ts'
 import { SettingsEngine } from './engine.ts'
-import { SettingsProviderContractError } from './errors.ts'
+import { SettingsProviderContractError, SettingsStoreError } from './errors.ts'
+import { diffDocuments } from './history-diff.ts'
+import { judgeSite } from './judge.ts'
+import { scopeKey } from './registry.ts'
 import type { SettingsSectionVersion, SettingsSnapshot } from './snapshot.ts'
 import type { SettingsTransaction } from './transactions.ts'
 import { installSection } from './install-section.ts'
@@ -15,6 +18,9 @@ import type {
   SettingsSchema,
   SettingsScope,
   SettingsScopeId,
+  SettingsHistoryQuery,
+  SettingsHistoryVersion,
+  SettingsSectionDiff,
   SettingsSectionHooks,
   SettingsWriteOrigin,
 } from './types.ts'
@@ -24,6 +30,10 @@ function notImplemented(): SettingsProviderContractError {
   return new SettingsProviderContractError(
     'a settings provider must store the document in one of two ways: implement persist(document) (with load(); the seam keeps the document and hands over each next one) or transact(transaction) (with load(); read-modify-write inside the store\'s own critical section)',
   )
+}
+
+function noHistory(): SettingsStoreError {
+  return new SettingsStoreError('SETTINGS_NO_HISTORY', 'this settings provider keeps no history of the document', 'settings', { refusal: 'rejected' })
 }
 
 /** Whether the provider's class overrides `persist` or `transact`. */
@@ -88,6 +98,46 @@ export abstract class SettingsProvider extends Service {
    */
   async prepareDocument(): Promise<string | undefined> {
     return this.documentPath
+  }
+
+  /** Whether this provider keeps replaced versions of the document, for {@link history}. */
+  get keepsHistory(): boolean {
+    return false
+  }
+
+  /**
+   * The kept versions of the document, newest first: when each was written
+   * and replaced, who made it, and which sections it changed. Providers that
+   * keep versions override this with {@link keepsHistory}.
+   * @throws {SettingsStoreError} `SETTINGS_NO_HISTORY` from a provider that keeps none.
+   */
+  async history(query?: SettingsHistoryQuery): Promise<SettingsHistoryVersion[]> {
+    void query
+    throw noHistory()
+  }
+
+  /**
+   * The raw document of one kept version (secrets included: never hand it to a wire).
+   * @throws {SettingsStoreError} `SETTINGS_NO_HISTORY` from a provider that keeps none, `SETTINGS_NO_VERSION` for an unknown id.
+   */
+  async historyDocument(id: string): Promise<SettingsDocument> {
+    void id
+    throw noHistory()
+  }
+
+  /**
+   * What differs between two raw documents (`after` defaults to the committed
+   * one), section by section, redacted: plain fields with their values, secret
+   * fields only as `set`/`changed`/`unset`, and a section that does not resolve
+   * (or whose kind is not registered) without any value.
+   */
+  diff(before: SettingsDocument, after: SettingsDocument = this.engine.document): SettingsSectionDiff[] {
+    const { kinds } = this.engine.registry
+    return diffDocuments(before, after, (ns) => {
+      const kind = kinds.get(ns)
+      if (!kind) return undefined
+      return { redactor: kind.redactor, accepts: (document, scope) => judgeSite(kind, kind.instances.get(scopeKey(scope)), scope, document).ok }
+    })
   }
 
   /**

@@ -199,3 +199,53 @@ declare module 'cordis' {
     'settings/document-updated'(ns: SettingsNamespace, revision: number, scope?: SettingsScopeId): void
   }
 }
+
+/** A page of a provider's kept versions: the newest `limit` (default 20, at most 200) older than the version `before`. */
+export interface SettingsHistoryQuery {
+  limit?: number
+  /** A version id: answer only versions kept before it. */
+  before?: string
+}
+
+/** One kept version of the document, as a provider with history lists it. */
+export interface SettingsHistoryVersion {
+  /** Stable id to compare with or restore. */
+  id: string
+  /** When this version was written (ISO 8601). */
+  writtenAt: string
+  /** When a later write replaced it (ISO 8601). */
+  replacedAt: string
+  /** Who made this version: this host's writes by origin, `outside` for an edit made outside the seam, `unknown` when no record is left. */
+  by: (SettingsWriteOrigin | 'outside' | 'unknown')[]
+  /** The sections that differ from the version kept before it (every section, for the oldest one kept). */
+  sections: { ns: string; scope?: string }[]
+}
+
+/**
+ * One field that differs between two versions of a section. Values are
+ * given for plain fields only: a secret field says `set`, `changed` or
+ * `unset` and carries no value.
+ */
+export interface SettingsFieldChange {
+  /** Where the field sits inside the section; empty for a section that is not an object. */
+  path: string[]
+  change: 'set' | 'changed' | 'unset'
+  /** The older value (plain fields only). */
+  before?: unknown
+  /** The newer value (plain fields only). */
+  after?: unknown
+  /** The field is a secret: no value is given. */
+  secret?: true
+  /** The section does not resolve under its schema in one of the versions: it differs, and no value is shown. */
+  withheld?: true
+}
+
+/** What differs in one section between two versions of the document. */
+export interface SettingsSectionDiff {
+  ns: string
+  scope?: string
+  /** The fields that differ; empty when the section's kind is not registered (no schema to tell secrets by, so no field is shown). */
+  fields: SettingsFieldChange[]
+  /** No kind is registered for the namespace: the section differs, and nothing more is said. */
+  unregistered?: true
+}

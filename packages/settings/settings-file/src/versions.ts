@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
+import { changedSections, SettingsStoreError, type SettingsDocument, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsWriteOrigin } from 'dsh-settings'
+import { digest, type DocumentHistory, type HistoryEntry } from './history.ts'
+
+/** The most versions one page lists. */
+export const MAX_HISTORY_PAGE = 200
+const DEFAULT_HISTORY_PAGE = 20
+
+/** How a kept version's text becomes data; throws for text that does not parse. */
+export type ParseVersion = (text: string) => SettingsDocument
+
+/** Read a kept version's data, or `undefined` when it is gone or does not parse. */
+async function readData(entry: HistoryEntry, parse: ParseVersion): Promise<{ data: SettingsDocument; text: string } | undefined> {
+  try {
+    const text = await readFile(entry.path, 'utf8')
+    return { data: parse(text), text }
+  } catch {
+    return undefined
+  }
+}
+
+/** The page size a query asks for, checked. */
+function pageSize(limit: unknown): number {
+  if (limit === undefined) return DEFAULT_HISTORY_PAGE
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) throw new TypeError('history limit must be a positive integer')
+  return Math.min(limit, MAX_HISTORY_PAGE)
+}
+
+/**
+ * A page of kept versions, newest first: when each was written and
+ * replaced, who made it (this host's writes by the journal's digest of their
+ * text, else an outside edit), and the sections it changed against the
+ * version kept before it.
+ */
+export async function listVersions(history: DocumentHistory, parse: ParseVersion, query: SettingsHistoryQuery = {}): Promise<SettingsHistoryVersion[]> {
+  const size = pageSize(query.limit)
+  const all = history.list() // oldest first
+  let end = all.length
+  if (query.before !== undefined) {
+    end = all.findIndex((entry) => basename(entry.path) === query.before)
+    if (end < 0) throw noVersion(query.before)
+  }
+  const start = Math.max(0, end - size)
+  const authors = history.authors()
+  const firstRecord = history.firstRecordAt()
+  const versions: SettingsHistoryVersion[] = []
+  // Each version is compared with the one kept before it, so one more than the page is read.
+  let older = start > 0 ? ((await readData(all[start - 1]!, parse))?.data ?? undefined) : {}
+  for (let index = start; index < end; index++) {
+    const entry = all[index]!
+    const read = await readData(entry, parse)
+    const writtenAt = history.writtenAt(entry)
+    const recorded = read ? authors.get(digest(read.text)) : undefined
+    const by = recorded?.length ? (recorded as SettingsWriteOrigin[]) : firstRecord && firstRecord <= writtenAt ? ['outside' as const] : ['unknown' as const]
+    const sections = read && older ? changedSections(older, read.data).map((key) => (key.scope === undefined ? { ns: key.ns } : { ns: key.ns, scope: key.scope })) : []
+    versions.push({ id: basename(entry.path), writtenAt: writtenAt.toISOString(), replacedAt: entry.replacedAt.toISOString(), by, sections })
+    older = read?.data
+  }
+  return versions.reverse()
+}
+
+/** The data of the kept version `id`. */
+export async function readVersionDocument(history: DocumentHistory, parse: ParseVersion, id: string): Promise<SettingsDocument> {
+  const entry = typeof id === 'string' ? history.find(id) : undefined
+  if (!entry) throw noVersion(id)
+  const read = await readData(entry, parse)
+  if (!read) throw new SettingsStoreError('SETTINGS_NO_VERSION', `kept settings version ${JSON.stringify(String(id))} can no longer be read`, history.directory)
+  return read.data
+}
+
+function noVersion(id: unknown): SettingsStoreError {
+  return new SettingsStoreError('SETTINGS_NO_VERSION', `no kept settings version is named ${JSON.stringify(String(id).slice(0, 80))}`, 'history')
+}

@@ -1,0 +1,79 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import Schema from 'schemastery'
+import { describe, expect, it } from 'vitest'
+import { plugWithSettings } from 'dsh-testing'
+import { bootFile, fileFixture } from './file-harness.ts'
+
+const Search = Schema.object({
+  engine: Schema.union(['bing', 'google', 'ddg']).default('bing'),
+  limit: Schema.number().default(10),
+  apiKey: Schema.string().role('secret'),
+})
+
+const fixture = fileFixture()
+
+async function boot(history?: false) {
+  const path = join(fixture.dir, 'settings.yaml')
+  await writeFile(path, 'search:\n  limit: 5\n')
+  fixture.harness = await bootFile({ path, watch: false, ...(history === false ? { history: false } : {}) })
+  const { value: handle } = await plugWithSettings(fixture.harness.root, (ctx) => ctx.settings.register('search', Search))
+  return { path, settings: fixture.harness.settings, handle }
+}
+
+describe('kept versions as history', () => {
+  it('lists each kept version newest first, with who made it and which sections it changed', async () => {
+    const { path, settings, handle } = await boot()
+    await handle.update({ engine: 'google' }) // keeps the first text (written before any record: unknown)
+    await settings.update('search', { limit: 6 }, undefined, undefined, 'wire') // keeps the plugin's version
+    await handle.update({ apiKey: 'tok-1' }) // keeps the wire's version
+    // An editor saves in place: the plugin's last version is overwritten where it stands, so it is never kept.
+    await writeFile(path, (await readFile(path, 'utf8')).replace('limit: 6', 'limit: 7'))
+    await handle.update({ engine: 'ddg' }) // keeps the outside edit
+    const versions = await settings.history()
+    expect(versions.map((version) => version.by)).toEqual([['outside'], ['wire'], ['plugin'], ['unknown']])
+    expect(versions.every((version) => version.sections.length === 1 && version.sections[0]!.ns === 'search')).toBe(true)
+    expect(new Set(versions.map((version) => version.id)).size).toBe(4)
+    for (const version of versions) expect(Date.parse(version.replacedAt)).toBeGreaterThanOrEqual(Date.parse(version.writtenAt) - 1000)
+    // Paging: the two before the newest.
+    const page = await settings.history({ limit: 2, before: versions[0]!.id })
+    expect(page.map((version) => version.id)).toEqual([versions[1]!.id, versions[2]!.id])
+    expect(await settings.history({ limit: 1 })).toEqual([versions[0]])
+  })
+
+  it('reads a kept version whole, and diffs it against the current document with secrets as set, changed or unset only', async () => {
+    const { settings, handle } = await boot()
+    await handle.update({ apiKey: 'tok-old', engine: 'google' })
+    await handle.update({ apiKey: 'tok-new', limit: 8 })
+    const [newest] = await settings.history()
+    const kept = await settings.historyDocument(newest!.id)
+    expect(kept).toEqual({ search: { limit: 5, apiKey: 'tok-old', engine: 'google' } })
+    const diff = settings.diff(kept)
+    expect(diff).toEqual([
+      {
+        ns: 'search',
+        fields: [
+          { path: ['apiKey'], change: 'changed', secret: true },
+          { path: ['limit'], change: 'changed', before: 5, after: 8 },
+        ],
+      },
+    ])
+    expect(JSON.stringify(diff)).not.toContain('tok-')
+    expect(settings.diff({ search: { limit: 8, engine: 'google', apiKey: 'tok-new' }, other: { x: 1 } })).toEqual([
+      { ns: 'other', fields: [], unregistered: true },
+    ])
+  })
+
+  it('refuses an unknown version id, and says it keeps no history when history is off', async () => {
+    const { settings } = await boot()
+    await expect(settings.historyDocument('settings.20990101T000000000Z.deadbeef.yaml')).rejects.toMatchObject({ code: 'SETTINGS_NO_VERSION' })
+    await expect(settings.historyDocument('../settings.yaml')).rejects.toMatchObject({ code: 'SETTINGS_NO_VERSION' })
+    await expect(settings.history({ before: 'nope' })).rejects.toMatchObject({ code: 'SETTINGS_NO_VERSION' })
+    await expect(settings.history({ limit: 0 })).rejects.toBeInstanceOf(TypeError)
+    expect(settings.keepsHistory).toBe(true)
+    await fixture.harness!.dispose()
+    const off = await boot(false)
+    expect(off.settings.keepsHistory).toBe(false)
+    await expect(off.settings.history()).rejects.toMatchObject({ code: 'SETTINGS_NO_HISTORY' })
+  })
+})
