@@ -2,6 +2,7 @@ import { isAbsolute } from 'node:path'
 import { Service, type Context, type Logger } from 'cordis'
 import { RemoteError } from 'dsh-remote'
 import {
+  getSection,
   settingsNamespace,
   settingsRevision,
   settingsScopeId,
@@ -13,10 +14,19 @@ import {
 } from 'dsh-settings'
 import { absent, checkPresetId, checkSignal } from './boundary.ts'
 import { resolveConfig, SettingsControllerConfig, type ResolvedConfig } from './config.ts'
-import { cancelled, internal, noProvider, rejected, toRemoteError, unavailable, type SectionFacts } from './errors.ts'
+import { cancelled, internal, invalid, noProvider, rejected, toRemoteError, unavailable, type SectionFacts } from './errors.ts'
 import { runOpener } from './opener.ts'
 import { findPreset } from './presets.ts'
-import type { AgentPresetDirectoryOpenValue, SettingsDescribeValue, SettingsDocumentOpenValue, SettingsPathOpView } from './types.ts'
+import type {
+  AgentPresetDirectoryOpenValue,
+  SettingsCompareValue,
+  SettingsDescribeValue,
+  SettingsDocumentOpenValue,
+  SettingsHistoryValue,
+  SettingsPathOpView,
+  SettingsRestoreOptions,
+  SettingsRestoreValue,
+} from './types.ts'
 import { serveOnWire } from './wire.ts'
 
 declare module 'cordis' {
@@ -109,6 +119,7 @@ export class SettingsController extends Service {
       return {
         writable: settings.writable,
         document: settings.documentPath !== undefined,
+        history: settings.keepsHistory,
         namespaces: this.views(settings, checked),
         scopes: settings.scopes(),
       }
@@ -245,6 +256,86 @@ export class SettingsController extends Service {
     if (opener === false) return { opened: false, directory: found.directory }
     await runOpener(opener, found.directory, checked, what)
     return { opened: true }
+  }
+
+  /**
+   * A page of the document's kept versions, newest first: when each was
+   * written and replaced, who made it, and which sections it changed.
+   * @param query - `limit` (default 20, at most 200) and `before`, a version id to page back from.
+   * @throws {RemoteError} `settings/unavailable` without a provider; `settings/rejected` when it keeps no history or `before` is unknown; `settings/invalid` for a malformed query.
+   */
+  async history(query?: { limit?: number; before?: string } | null): Promise<SettingsHistoryValue> {
+    const settings = this.provider()
+    const given = absent(query) ?? {}
+    if (typeof given !== 'object' || Array.isArray(given) || (given.before !== undefined && typeof given.before !== 'string')) {
+      throw invalid('history query must be an object with an optional numeric `limit` and string `before`')
+    }
+    try {
+      return { versions: await settings.history({ ...(given.limit === undefined ? {} : { limit: given.limit }), ...(given.before === undefined ? {} : { before: given.before }) }) }
+    } catch (error) {
+      throw toRemoteError(error, undefined, this.logger, 'settings history')
+    }
+  }
+
+  /**
+   * What changed from a kept version to the current document, redacted:
+   * plain fields with both values, secrets only as `set`, `changed` or `unset`.
+   * @throws {RemoteError} as for {@link history}, and `settings/rejected` for an unknown version.
+   */
+  async compare(versionId: string): Promise<SettingsCompareValue> {
+    const settings = this.provider()
+    if (typeof versionId !== 'string') throw invalid('compare takes a version id (a string from history)')
+    try {
+      const kept = await settings.historyDocument(versionId)
+      return { version: versionId, sections: settings.diff(kept) }
+    } catch (error) {
+      throw toRemoteError(error, undefined, this.logger, 'settings compare')
+    }
+  }
+
+  /**
+   * Write a kept version back: the whole document (every registered section
+   * that differs, in one group of writes), or one section with `ns` (and
+   * `scope`, and `expectedRevision` as for `replace`). Each section is a normal
+   * write through the settings service, so a restore is itself kept and can be
+   * undone. Sections whose namespace no plugin registers now are skipped.
+   * @throws {RemoteError} as for {@link compare} and the write methods; after a
+   *   whole-document restore in which one section was refused, the others stay written.
+   */
+  async restore(versionId: string, options?: SettingsRestoreOptions | null): Promise<SettingsRestoreValue> {
+    const settings = this.provider()
+    if (typeof versionId !== 'string') throw invalid('restore takes a version id (a string from history)')
+    const given = absent(options) ?? {}
+    if (typeof given !== 'object' || Array.isArray(given)) throw invalid('restore options must be an object')
+    let kept
+    try {
+      kept = await settings.historyDocument(versionId)
+    } catch (error) {
+      throw toRemoteError(error, undefined, this.logger, 'settings restore')
+    }
+    if (given.ns !== undefined && given.ns !== null) {
+      const section = getSection(kept, String(given.ns), given.scope ?? undefined)
+      await this.write('replace', given.ns, section ?? {}, given.expectedRevision, given.scope)
+      return { restored: [given.scope == null ? { ns: given.ns } : { ns: given.ns, scope: given.scope }], skipped: [] }
+    }
+    if (given.scope != null || given.expectedRevision != null) throw invalid('restore takes `scope` and `expectedRevision` only with `ns`')
+    const restored: { ns: string; scope?: string }[] = []
+    const skipped: { ns: string; scope?: string }[] = []
+    const writes: Promise<unknown>[] = []
+    for (const key of settings.diff(kept)) {
+      const where = key.scope === undefined ? { ns: key.ns } : { ns: key.ns, scope: key.scope }
+      if (key.unregistered) {
+        skipped.push(where)
+        continue
+      }
+      restored.push(where)
+      // Issued together, so they leave as one group of writes.
+      writes.push(this.write('replace', key.ns, getSection(kept, key.ns, key.scope) ?? {}, undefined, key.scope))
+    }
+    const outcomes = await Promise.allSettled(writes)
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+    if (failed) throw failed.reason
+    return { restored, skipped }
   }
 
   /**

@@ -5,6 +5,15 @@ export { RemoteError } from 'dsh-remote'
 export { CANCELLED, SETTINGS_ERROR_STATUS } from './errors.ts'
 export { defaultOpener, type PresetRoot, type SettingsControllerConfig } from './config.ts'
 export { SETTINGS_REMOTE_SERVICE, settingsHandlers, settingsRemoteMethods, type SettingsRemote } from './wire.ts'
-export type { AgentPresetDirectoryOpenValue, SettingsDescribeValue, SettingsDocumentOpenValue, SettingsPathOpView } from './types.ts'
+export type {
+  AgentPresetDirectoryOpenValue,
+  SettingsCompareValue,
+  SettingsDescribeValue,
+  SettingsDocumentOpenValue,
+  SettingsHistoryValue,
+  SettingsPathOpView,
+  SettingsRestoreOptions,
+  SettingsRestoreValue,
+} from './types.ts'
 export type { SettingsNamespaceView } from 'dsh-settings'
 export default SettingsController

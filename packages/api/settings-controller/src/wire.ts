@@ -1,6 +1,6 @@
 import type { Context, Logger } from 'cordis'
 import type { RemoteHandler, RemoteService } from 'dsh-remote'
-import type { SettingsPathOpView } from './types.ts'
+import type { SettingsPathOpView, SettingsRestoreOptions } from './types.ts'
 import { checkArity } from './boundary.ts'
 import type { SettingsController } from './controller.ts'
 import { SETTINGS_ERROR_STATUS } from './errors.ts'
@@ -17,6 +17,9 @@ export const settingsRemoteMethods = [
   'openSettingsDocument',
   'canOpenAgentPresetDirectory',
   'openAgentPresetDirectory',
+  'history',
+  'compare',
+  'restore',
 ] as const
 
 /**
@@ -48,6 +51,9 @@ export function settingsHandlers(controller: SettingsController): Record<(typeof
     openSettingsDocument: async (args, { signal }) => (checkArity('openSettingsDocument', args, 0), controller.openSettingsDocument(signal)),
     canOpenAgentPresetDirectory: async (args) => (checkArity('canOpenAgentPresetDirectory', args, 0), controller.canOpenAgentPresetDirectory()),
     openAgentPresetDirectory: async (args, { signal }) => (checkArity('openAgentPresetDirectory', args, 1), controller.openAgentPresetDirectory(args[0] as string, signal)),
+    history: async (args) => (checkArity('history', args, 1), controller.history(args[0] as { limit?: number; before?: string })),
+    compare: async (args) => (checkArity('compare', args, 1), controller.compare(args[0] as string)),
+    restore: async (args) => (checkArity('restore', args, 2), controller.restore(args[0] as string, args[1] as SettingsRestoreOptions)),
   }
 }
 

@@ -14,12 +14,15 @@ import type {
   SettingsPathOpView,
   SettingsRemote,
   settingsRemoteMethods,
+  SettingsCompareValue,
+  SettingsRestoreOptions,
+  SettingsRestoreValue,
 } from '../src/index.ts'
 
 describe('SettingsRemote', () => {
   it('lists exactly the exposed methods', () => {
     expectTypeOf<keyof SettingsRemote>().toEqualTypeOf<(typeof settingsRemoteMethods)[number]>()
-    expectTypeOf<(typeof settingsRemoteMethods)['length']>().toEqualTypeOf<7>()
+    expectTypeOf<(typeof settingsRemoteMethods)['length']>().toEqualTypeOf<10>()
   })
 
   it('derives async signatures without the server-supplied signal', () => {
@@ -31,6 +34,8 @@ describe('SettingsRemote', () => {
     expectTypeOf<SettingsRemote['openSettingsDocument']>().toEqualTypeOf<() => Promise<SettingsDocumentOpenValue>>()
     expectTypeOf<SettingsRemote['canOpenAgentPresetDirectory']>().toEqualTypeOf<() => Promise<boolean>>()
     expectTypeOf<SettingsRemote['openAgentPresetDirectory']>().toEqualTypeOf<(presetId: string) => Promise<AgentPresetDirectoryOpenValue>>()
+    expectTypeOf<SettingsRemote['compare']>().toEqualTypeOf<(versionId: string) => Promise<SettingsCompareValue>>()
+    expectTypeOf<SettingsRemote['restore']>().toEqualTypeOf<(versionId: string, options?: SettingsRestoreOptions | null) => Promise<SettingsRestoreValue>>()
   })
 
   it('refuses arguments a method does not take', () => {
