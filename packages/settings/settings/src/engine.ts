@@ -16,7 +16,7 @@ import type { SettingsDocument, SettingsRegisterOptions } from './types.ts'
  * cordis service delegates to one engine and hands it the provider as backend.
  */
 export class SettingsEngine {
-  readonly registry = new Registry()
+  readonly registry: Registry
   readonly revisions = new Revisions()
   readonly logger: Logger
   private halted = false
@@ -29,7 +29,8 @@ export class SettingsEngine {
   private readonly writes: WriteRunner
   private readonly registrations: Registrations
 
-  constructor(ctx: Context, backend: SettingsBackend) {
+  constructor(ctx: Context, backend: SettingsBackend, kindsChanged: () => void = () => {}) {
+    this.registry = new Registry(kindsChanged)
     this.logger = ctx.logger('settings')
     this.events = new SettingsEvents(ctx, this.logger, () => !this.halted)
     this.commits = new Commits(this.registry, this.revisions, this.events, this.logger)

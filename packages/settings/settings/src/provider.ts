@@ -79,7 +79,20 @@ export abstract class SettingsProvider extends Service {
         return provider.writable
       },
       transact: (transaction) => provider.transact(transaction),
-    })
+    }, () => provider.kindsChanged())
+  }
+
+  /**
+   * Called after a namespace kind arrives with its first registration or
+   * leaves with its last, synchronously inside `register` or the disposal; a
+   * provider that describes the document's shape (an editor schema) overrides
+   * it and reads {@link registeredKinds}. Must not throw.
+   */
+  protected kindsChanged(): void {}
+
+  /** Every registered namespace kind with its schema, in registration order. */
+  protected registeredKinds(): { ns: string; schema: SettingsSchema<unknown> }[] {
+    return [...this.engine.registry.kinds.values()].map((kind) => ({ ns: kind.ns, schema: kind.schema }))
   }
 
   /** Whether writes can persist. A read-only provider refuses them before anything is queued. */

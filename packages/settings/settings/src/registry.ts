@@ -82,12 +82,17 @@ export class Registry {
   readonly kinds = new Map<string, Kind>()
   private readonly scopeCounts = new Map<string, number>()
 
+  /** @param kindsChanged - told after a kind arrives with its first instance or leaves with its last. */
+  constructor(private readonly kindsChanged: () => void = () => {}) {}
+
   /** Add a live instance (and its kind, when it is the first). */
   add(instance: Instance): void {
     const { kind, scope } = instance
-    if (!this.kinds.has(kind.ns)) this.kinds.set(kind.ns, kind)
+    const arrived = !this.kinds.has(kind.ns)
+    if (arrived) this.kinds.set(kind.ns, kind)
     kind.instances.set(scopeKey(scope), instance)
     if (scope !== undefined) this.scopeCounts.set(scope, (this.scopeCounts.get(scope) ?? 0) + 1)
+    if (arrived) this.kindsChanged()
   }
 
   /** Remove an instance; its kind goes with its last instance. */
@@ -95,12 +100,14 @@ export class Registry {
     const { kind, scope } = instance
     if (kind.instances.get(scopeKey(scope)) !== instance) return
     kind.instances.delete(scopeKey(scope))
-    if (!kind.instances.size && this.kinds.get(kind.ns) === kind) this.kinds.delete(kind.ns)
+    const left = !kind.instances.size && this.kinds.get(kind.ns) === kind
+    if (left) this.kinds.delete(kind.ns)
     if (scope !== undefined) {
       const count = (this.scopeCounts.get(scope) ?? 1) - 1
       if (count > 0) this.scopeCounts.set(scope, count)
       else this.scopeCounts.delete(scope)
     }
+    if (left) this.kindsChanged()
   }
 
   /** Every named scope with a live instance, in first-seen order. */
