@@ -17,6 +17,7 @@ import { renderDocument } from './serialize.ts'
 import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
 import { listVersions, readVersionDocument } from './versions.ts'
 import { DocumentWatcher } from './watch.ts'
+import { EditorSchemaWriter, hasSchemaModeline, schemaModeline } from './editor-schema.ts'
 
 /**
  * The steps of a write, named for tests that edit the file or kill the writer
@@ -86,6 +87,8 @@ export class FileSettingsProvider extends SettingsProvider {
     lockTimeoutMs: Schema.natural().default(2000).description('How long a writer waits for the cross-process lock.'),
     settleMs: Schema.natural().default(100).description('A read that comes back shorter than the last one while the file is younger than this is read again once it settles.'),
     maxDocumentBytes: Schema.natural().min(1).default(DEFAULT_MAX_DOCUMENT_BYTES).description('Size cap (UTF-8 bytes) on the document: a larger one fails the load, is ignored on reload and refuses writes; a write that would pass it is refused.'),
+    editorSchema: Schema.boolean().default(true).description('Keep <document>.schema.json (JSON Schema of every registered namespace) beside the document for editors.'),
+    schemaModeline: Schema.boolean().default(false).description('Also add the yaml-language-server modeline to an existing YAML document at its next write (a new one always gets it).'),
     history: Schema.union([
       Schema.const(false),
       Schema.object({
@@ -97,7 +100,9 @@ export class FileSettingsProvider extends SettingsProvider {
 
   private readonly file: string
   private readonly format: DocumentFormat
-  private readonly options: Required<Omit<FileSettingsProvider.Config, 'path' | 'home' | 'history'>>
+  private readonly options: Required<Omit<FileSettingsProvider.Config, 'path' | 'home' | 'history' | 'editorSchema' | 'schemaModeline'>>
+  private readonly schemaOptions: { editorSchema: boolean; schemaModeline: boolean }
+  private schemaWriter: EditorSchemaWriter | undefined
   private readonly historyLimits: Required<FileSettingsProvider.HistoryConfig> | false
   /** This host's boot and pid namespace: fixed for the life of the process, so read once, not on every write. */
   private readonly facts: HostFacts = hostFacts()
@@ -129,6 +134,20 @@ export class FileSettingsProvider extends SettingsProvider {
       maxDocumentBytes: config.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
     }
     this.historyLimits = config.history === false ? false : { keep: config.history?.keep ?? 50, maxAgeDays: config.history?.maxAgeDays ?? 30 }
+    this.schemaOptions = { editorSchema: config.editorSchema ?? true, schemaModeline: config.schemaModeline ?? false }
+  }
+
+  /** The registered kinds changed: rewrite the editor schema once they settle. */
+  protected override kindsChanged(): void {
+    this.schemaWriter?.schedule()
+  }
+
+  /** The text a YAML document starts with so editors find its schema, when this write should add it. */
+  private modelineFor(text: string, created: boolean): string | undefined {
+    if (this.format !== 'yaml' || !this.schemaOptions.editorSchema) return undefined
+    // A user's existing bytes are changed only when asked.
+    if (!created && !this.schemaOptions.schemaModeline) return undefined
+    return hasSchemaModeline(text) ? undefined : schemaModeline(this.file)
   }
 
   override get documentPath(): string {
@@ -144,7 +163,13 @@ export class FileSettingsProvider extends SettingsProvider {
   override async prepareDocument(): Promise<string> {
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 })
     try {
-      await (await open(this.file, 'wx', 0o600)).close()
+      const handle = await open(this.file, 'wx', 0o600)
+      try {
+        const modeline = this.modelineFor('', true)
+        if (modeline) await handle.writeFile(`${modeline}\n`)
+      } finally {
+        await handle.close()
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
@@ -160,6 +185,10 @@ export class FileSettingsProvider extends SettingsProvider {
   protected override async open(): Promise<void> {
     this.canonical = await canonicalPath(this.file)
     if (this.historyLimits) this.versions = new DocumentHistory(this.canonical, this.historyLimits)
+    if (this.schemaOptions.editorSchema) {
+      const logger = this.ctx.logger('settings')
+      this.schemaWriter = new EditorSchemaWriter(this.file, () => this.registeredKinds(), (error) => logger.warn(`settings: writing the editor schema beside ${this.file} failed:`, error))
+    }
   }
 
   protected async load(): Promise<SettingsDocument> {
@@ -185,6 +214,7 @@ export class FileSettingsProvider extends SettingsProvider {
   protected override async close(): Promise<void> {
     this.closed = true
     clearTimeout(this.lateCheck)
+    await this.schemaWriter?.close()
     await this.watcher?.close()
     await this.chain
     await this.forgetReplaced()
@@ -347,7 +377,10 @@ export class FileSettingsProvider extends SettingsProvider {
         this.seen = onDisk
         return undefined
       }
-      const rendered = renderDocument(this.format, onDisk.text ?? '', parsed, next, this.file)
+      let rendered = renderDocument(this.format, onDisk.text ?? '', parsed, next, this.file)
+      const modeline = this.modelineFor(rendered.text, onDisk === ABSENT)
+      // The modeline shifts every offset of the parse kept with the text, so that parse is dropped.
+      if (modeline) rendered = { text: `${modeline}\n${rendered.text}`, preserved: rendered.preserved }
       checkNextSize(rendered.text, this.file, this.options.maxDocumentBytes)
       if (!rendered.preserved) this.ctx.logger('settings').warn(`settings: ${this.file} could not be edited in place and was rendered afresh`)
       const temp = await writeTemp(target, rendered.text, onDisk === ABSENT ? { writer: this.writer } : { mode: onDisk.mode, uid: onDisk.uid, gid: onDisk.gid, writer: this.writer })
@@ -528,6 +561,10 @@ export namespace FileSettingsProvider {
     lockTimeoutMs?: number
     settleMs?: number
     maxDocumentBytes?: number
+    /** Keep `<document>.schema.json` beside the document for editors (default true). */
+    editorSchema?: boolean
+    /** Add the yaml-language-server modeline to an existing YAML document at its next write (default false; a new one always gets it). */
+    schemaModeline?: boolean
     history?: HistoryConfig | false
   }
 }

@@ -222,7 +222,7 @@ describe('several processes writing one document', () => {
     // just after, and disposal waits for that.
     await here.dispose()
     expect(existsSync(lockPath)).toBe(false)
-    expect(await readdir(dir)).toEqual(['history', 'settings.yaml'])
+    expect((await readdir(dir)).sort()).toEqual(['history', 'settings.schema.json', 'settings.yaml'])
   })
 
   it.each([
@@ -262,7 +262,7 @@ describe('several processes writing one document', () => {
     await resultsOf(children)
     await here.dispose()
 
-    expect(await readdir(dir)).toEqual(['history', 'settings.yaml'])
+    expect((await readdir(dir)).sort()).toEqual(['history', 'settings.schema.json', 'settings.yaml'])
     const document = await readDocument()
     expect(Object.keys(document).sort()).toEqual(['local', 'writer-0', 'writer-1', 'writer-2'])
     expect(Object.keys(document.local.values)).toHaveLength(20)

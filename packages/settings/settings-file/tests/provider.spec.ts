@@ -80,10 +80,12 @@ describe('writes', () => {
     const scope = await register(fx.harness)
     await scope.update({ engine: 'google' })
     const file = join(fx.dir, 'nested', 'settings.yaml')
-    expect(await readFile(file, 'utf8')).toBe('web-search:\n  engine: google\n')
+    // A new document starts with the modeline that points editors at the schema written beside it.
+    expect(await readFile(file, 'utf8')).toBe('# yaml-language-server: $schema=./settings.schema.json\nweb-search:\n  engine: google\n')
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     expect((await stat(join(fx.dir, 'nested'))).mode & 0o777).toBe(0o700)
-    expect(await readdir(join(fx.dir, 'nested'))).toEqual(['settings.yaml'])
+    // Beside it: the editor schema (written once registrations settle) and the journal of who wrote what; no temp or lock file.
+    await eventually(async () => expect((await readdir(join(fx.dir, 'nested'))).sort()).toEqual(['history', 'settings.schema.json', 'settings.yaml']))
   })
 
   it('writes concurrent updates of several namespaces into the one document', async () => {
@@ -91,7 +93,7 @@ describe('writes', () => {
     const a = await register(fx.harness, 'alpha')
     const b = await register(fx.harness, 'beta')
     await Promise.all([a.update({ limit: 1 }), b.update({ limit: 2 }), a.update({ engine: 'x' })])
-    expect(await readFile(join(fx.dir, 's.yaml'), 'utf8')).toBe('alpha:\n  limit: 1\n  engine: x\nbeta:\n  limit: 2\n')
+    expect(await readFile(join(fx.dir, 's.yaml'), 'utf8')).toBe('# yaml-language-server: $schema=./s.schema.json\nalpha:\n  limit: 1\n  engine: x\nbeta:\n  limit: 2\n')
   })
 
   it('refuses a write while the document on disk is unparsable and leaves the text untouched', async () => {
@@ -225,7 +227,8 @@ describe('outside edits', () => {
     expect(events).toEqual([])
     await fx.harness.dispose()
     fx.harness = undefined
-    expect(await readdir(fx.dir)).toEqual(['s.yaml'])
+    // The editor schema and the history of the write stay (they describe the document, not a write in progress); nothing else does.
+    expect((await readdir(fx.dir)).sort()).toEqual(['history', 's.schema.json', 's.yaml'])
   })
 })
 
@@ -234,7 +237,7 @@ describe('prepareDocument', () => {
     const file = join(fx.dir, 'home', 'settings.yaml')
     fx.harness = await bootFile({ path: file, watch: false })
     await expect(fx.harness.settings.prepareDocument()).resolves.toBe(file)
-    expect(await readFile(file, 'utf8')).toBe('')
+    expect(await readFile(file, 'utf8')).toBe('# yaml-language-server: $schema=./settings.schema.json\n')
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     await writeFile(file, 'a: {}\n')
     await fx.harness.settings.prepareDocument()

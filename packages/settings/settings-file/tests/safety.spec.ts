@@ -128,7 +128,7 @@ describe('history', () => {
     await writeFile(file, '# v0\ncounter:\n  n: 0\n', { mode: 0o644 })
     const scope = await boot()
     for (let n = 1; n <= 3; n++) await scope.update({ n })
-    const names = (await readdir(join(fx.dir, 'history'))).sort()
+    const names = (await readdir(join(fx.dir, 'history'))).filter((name) => !name.endsWith('.journal.jsonl')).sort()
     expect(names).toHaveLength(3)
     for (const name of names) expect(name).toMatch(/^settings\.\d{8}T\d{9}Z\.[0-9a-f]{8}\.yaml$/)
     const texts = await Promise.all(names.map((name) => readFile(join(fx.dir, 'history', name), 'utf8')))
@@ -148,7 +148,7 @@ describe('history', () => {
     await writeFile(unrelated, 'mine')
     const scope = await boot({ history: { keep: 2, maxAgeDays: 30 } })
     for (let n = 1; n <= 5; n++) await scope.update({ n })
-    const names = (await readdir(join(fx.dir, 'history'))).filter((name) => name !== 'notes.txt').sort()
+    const names = (await readdir(join(fx.dir, 'history'))).filter((name) => name !== 'notes.txt' && !name.endsWith('.journal.jsonl')).sort()
     expect(names).toHaveLength(2)
     expect(await Promise.all(names.map((name) => readFile(join(fx.dir, 'history', name), 'utf8')))).toEqual(['counter:\n  n: 3\n', 'counter:\n  n: 4\n'])
     expect(await readFile(unrelated, 'utf8')).toBe('mine')
@@ -160,7 +160,7 @@ describe('history', () => {
     await scope.update({ n: 1 })
     await fx.harness!.dispose()
     fx.harness = undefined
-    expect(await readdir(fx.dir)).toEqual(['settings.yaml'])
+    expect((await readdir(fx.dir)).sort()).toEqual(['settings.schema.json', 'settings.yaml'])
   })
 })
 
