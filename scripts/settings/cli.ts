@@ -1,0 +1,89 @@
+/**
+ * The command line of `pnpm settings`: arguments, output lines, exit code.
+ * Kept apart from the entry point so tests can run it in process.
+ */
+import { isAbsolute, relative } from 'node:path'
+import { checkSettings, UsageError, type CheckOptions, type CheckResult, type Problem } from './check.ts'
+
+export const USAGE = `usage: pnpm settings check [cordis.yml] [settings.yaml]
+
+Check a settings document against the schemas of the plugins a deployment file
+mounts, without starting servers: the plugins run against a read-only in-memory
+copy of the document, and dsh-remote and dsh-settings-controller are left out.
+
+  cordis.yml      the deployment file (default: cordis.yml)
+  settings.yaml   the document to check (default: the one the deployment's
+                  dsh-settings-file entry uses: its path, else settings.yaml
+                  under its home, $DSH_HOME or ~/.dsh)
+
+Each problem is one line, <file>:<line>:<column>: <what>: <rule> [<code>],
+then a summary line. Exit code: 0 no problems, 1 problems, 2 usage error.`
+
+/** Where the command writes, and what it resolves against. */
+export interface CliIo {
+  out(line: string): void
+  err(line: string): void
+  /** Paths in the output are shown relative to this folder when they are inside it. */
+  cwd: string
+  env?: NodeJS.ProcessEnv
+  /** Passed to {@link checkSettings}. */
+  conditions?: CheckOptions['conditions']
+}
+
+/** A path as output lines show it: relative to `cwd` when inside it, else absolute. */
+export function shownPath(file: string, cwd: string): string {
+  const inside = relative(cwd, file)
+  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : file
+}
+
+/** One problem as one output line: `<file>:<line>:<column>: <subject>: <rule> [<code>]`. */
+export function formatProblem(problem: Problem, cwd: string): string {
+  return `${shownPath(problem.file, cwd)}:${problem.line}:${problem.column}: ${problem.subject}: ${problem.rule} [${problem.code}]`
+}
+
+/** The closing line. */
+export function formatSummary(result: CheckResult, cwd: string): string {
+  const count = result.problems.length
+  const found = count === 0 ? 'no problems' : count === 1 ? '1 problem' : `${count} problems`
+  const scope = result.judged
+    ? `namespaces: ${result.namespaces.join(', ') || '(none)'}; scopes: ${result.scopes.join(', ') || '(none)'}`
+    : 'the document cannot be read, so nothing else was checked'
+  return `settings check: ${found} in ${shownPath(result.document, cwd)} against ${shownPath(result.deployment, cwd)} (${scope})`
+}
+
+/** Run `pnpm settings <argv…>` and answer its exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv
+  if (command === '--help' || command === '-h' || command === 'help') {
+    io.out(USAGE)
+    return 0
+  }
+  if (command !== 'check') {
+    io.err(command === undefined ? 'pnpm settings: name a command' : `pnpm settings: unknown command ${JSON.stringify(command)}`)
+    io.err(USAGE)
+    return 2
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(USAGE)
+    return 0
+  }
+  const flag = rest.find((arg) => arg.startsWith('-'))
+  if (flag !== undefined || rest.length > 2) {
+    io.err(flag !== undefined ? `pnpm settings check: unknown option ${JSON.stringify(flag)}` : 'pnpm settings check: at most two arguments, the deployment file and the document')
+    io.err(USAGE)
+    return 2
+  }
+  const [deployment = 'cordis.yml', document] = rest
+  let result: CheckResult
+  try {
+    result = await checkSettings({ deployment, ...(document === undefined ? {} : { document }), env: io.env, conditions: io.conditions })
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    io.err(`pnpm settings check: ${error.message}`)
+    return 2
+  }
+  for (const problem of result.problems) io.out(formatProblem(problem, io.cwd))
+  for (const note of result.notes) io.err(`note: ${note}`)
+  io.out(formatSummary(result, io.cwd))
+  return result.problems.length ? 1 : 0
+}

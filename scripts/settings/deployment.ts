@@ -1,0 +1,275 @@
+/**
+ * The deployment side of `pnpm settings check`: plan the deployment file as
+ * `pnpm start` does, set its settings provider and its network entries aside,
+ * and run the other plugins over a read-only in-memory copy of the document,
+ * recording every namespace they register.
+ */
+import { Context, type Fiber, type Plugin } from 'cordis'
+import { readFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { importPlugin, planDeployment, type Entry, type PluginEntry } from 'dsh-loader'
+import { createScope, namedScopeOf } from 'dsh-scope'
+import {
+  SettingsProvider,
+  type SettingsDocument,
+  type SettingsNamespaceInput,
+  type SettingsRegisterOptions,
+  type SettingsSchema,
+  type SettingsScope,
+  type SettingsSectionHooks,
+} from 'dsh-settings'
+import { MemorySettingsProvider } from 'dsh-settings/memory'
+import { FileSettingsProvider, resolveDocumentPath } from 'dsh-settings-file'
+
+/** The command cannot run as asked (a missing file, a deployment that does not plan): exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError'
+}
+
+/** Entries left out: they serve the settings over the network, which a check has no use for. */
+const LEFT_OUT = new Set(['dsh-remote', 'dsh-settings-controller'])
+/** Settings providers known by name, so they are replaced without being imported. */
+const PROVIDERS = new Set(['dsh-settings-file', 'dsh-settings-postgres', 'dsh-settings/memory'])
+
+/** A plugin entry of the deployment, with where it sits in the file. */
+export interface EntryRef {
+  entry: PluginEntry
+  /** The named scope groups around it, outermost first. */
+  groups: string[]
+  /** Its key's path in the deployment file's data (`plugins`, group keys, its own key). */
+  path: string[]
+}
+
+/** The deployment as the check plugs it: plugins to plug, and scope groups holding more. */
+export type Planned = { kind: 'plugin'; ref: EntryRef; plugin: Plugin } | { kind: 'scope'; name: string; children: Planned[] }
+
+/** The file provider's config fields the check reads. */
+export interface FileProviderConfig {
+  path?: unknown
+  home?: unknown
+  maxDocumentBytes?: unknown
+}
+
+/** What reading the deployment found. */
+export interface Deployment {
+  planned: Planned[]
+  /** The settings provider entry, if any (the first in file order), and whether it is the file provider. */
+  provider: { ref: EntryRef; file: boolean } | undefined
+  /** Entries that could not be imported. */
+  unloaded: { ref: EntryRef; error: unknown }[]
+  /** Every plugin entry's config (after `${VAR}` interpolation), so no message echoes one of its values. */
+  configs: unknown[]
+}
+
+/** `plugin <key>`, with the innermost scope group when it sits in one. */
+export function pluginSubject(ref: EntryRef): string {
+  const scope = ref.groups.at(-1)
+  return `plugin ${ref.entry.key}${scope === undefined ? '' : ` in ${scope}`}`
+}
+
+/** Whether a plugin is a settings provider class: a `SettingsProvider` subclass, checked along its prototype chain. */
+function isSettingsProvider(plugin: unknown): boolean {
+  return typeof plugin === 'function' && plugin.prototype instanceof SettingsProvider
+}
+
+/**
+ * Plan the deployment file and import its plugins (from the file's folder, as the loader does).
+ * @throws {UsageError} when the file cannot be read or does not plan.
+ */
+export async function readDeployment(file: string, env: NodeJS.ProcessEnv, conditions: readonly string[]): Promise<Deployment> {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new UsageError(`cannot read the deployment file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  let entries: Entry[]
+  try {
+    entries = planDeployment(text, env)
+  } catch (error) {
+    throw new UsageError(`${file}: ${(error as Error).message}`)
+  }
+  const baseDir = dirname(file)
+  const deployment: Deployment = { planned: [], provider: undefined, unloaded: [], configs: [] }
+  const walk = async (items: Entry[], groups: string[], path: string[]): Promise<Planned[]> => {
+    const planned: Planned[] = []
+    for (const item of items) {
+      if (item.kind === 'scope') {
+        planned.push({ kind: 'scope', name: item.name, children: await walk(item.entries, [...groups, item.name], [...path, item.key]) })
+        continue
+      }
+      deployment.configs.push(item.config)
+      const ref: EntryRef = { entry: item, groups, path: [...path, item.key] }
+      if (LEFT_OUT.has(item.specifier)) continue
+      if (PROVIDERS.has(item.specifier)) {
+        deployment.provider ??= { ref, file: item.specifier === 'dsh-settings-file' }
+        continue
+      }
+      let plugin: Plugin
+      try {
+        plugin = await importPlugin(item.specifier, baseDir, { conditions })
+      } catch (error) {
+        deployment.unloaded.push({ ref, error })
+        continue
+      }
+      if (isSettingsProvider(plugin)) {
+        deployment.provider ??= { ref, file: plugin === FileSettingsProvider }
+        continue
+      }
+      planned.push({ kind: 'plugin', ref, plugin })
+    }
+    return planned
+  }
+  deployment.planned = await walk(entries, [], ['plugins'])
+  return deployment
+}
+
+/**
+ * The document the deployment's file provider would use: its `path`, else `settings.yaml` under
+ * its `home`, `$DSH_HOME` or `~/.dsh` (relative paths from the working folder, as `pnpm start` reads them).
+ * @throws {UsageError} when the deployment keeps its settings elsewhere, or mounts no provider.
+ */
+export function defaultDocument(deployment: Deployment, env: NodeJS.ProcessEnv): string {
+  const provider = deployment.provider
+  if (!provider) throw new UsageError('the deployment mounts no settings provider: name the document to check as the second argument')
+  if (!provider.file) {
+    throw new UsageError(`the deployment keeps its settings with ${provider.ref.entry.specifier}, not in a file: name the document to check as the second argument`)
+  }
+  const config = (provider.ref.entry.config ?? {}) as FileProviderConfig
+  return resolveDocumentPath(typeof config.path === 'string' ? config.path : undefined, typeof config.home === 'string' ? config.home : undefined, env)
+}
+
+/** One `register` (or `installSection`) call a plugin made. */
+export interface Registration {
+  ns: string
+  scope: string | undefined
+  schema: SettingsSchema<unknown>
+  options: SettingsRegisterOptions<unknown>
+  /** What the call threw, if it did. */
+  error?: unknown
+}
+
+/** What one run of the deployment showed. */
+export interface Pass {
+  registrations: Registration[]
+  /** Plugins that failed to start, with what they threw. */
+  failed: { ref: EntryRef; error: unknown }[]
+  /** Plugins that did not start: waiting for services nobody provided (`waitsFor`), or still starting at the deadline (`slow`). */
+  idle: { ref: EntryRef; waitsFor: string[]; slow: boolean }[]
+}
+
+/** `FiberState.PENDING` (cordis declares `FiberState` as a const enum, which isolated modules cannot read). */
+const PENDING = 0
+
+/** `task`, or `'timeout'` once `ms` passed; the timer never outlives the race. */
+export async function within<T>(task: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    return await Promise.race([task, new Promise<'timeout'>((done) => (timer = setTimeout(() => done('timeout'), ms)))])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Run the deployment's plugins over `document` in a root of their own, whose settings
+ * service is a read-only `MemorySettingsProvider` recording every registration; wait
+ * until they settled (or `deadline` passed), note how each fared, then dispose the root.
+ */
+export async function runPass(planned: Planned[], document: SettingsDocument, deadline: number): Promise<Pass> {
+  const root = new Context()
+  const registrations: Registration[] = []
+
+  class RecordingProvider extends MemorySettingsProvider {
+    override register<const Namespace extends string, T>(
+      ns: Namespace & SettingsNamespaceInput<Namespace>,
+      schema: SettingsSchema<T>,
+      options?: SettingsRegisterOptions<NoInfer<T>>,
+    ): SettingsScope<T> {
+      // `this.ctx` is the caller's context here (cordis hands services the context they are called through).
+      const record: Registration = {
+        ns: String(ns),
+        scope: namedScopeOf(this.ctx),
+        schema: schema as SettingsSchema<unknown>,
+        options: (options ?? {}) as SettingsRegisterOptions<unknown>,
+      }
+      try {
+        const handle = super.register<string, T>(ns, schema, options)
+        registrations.push(record)
+        return handle
+      } catch (error) {
+        registrations.push({ ...record, error })
+        throw error
+      }
+    }
+
+    override installSection<const Namespace extends string, T>(
+      owner: Context,
+      ns: Namespace & SettingsNamespaceInput<Namespace>,
+      schema: SettingsSchema<T>,
+      entry: NoInfer<T>,
+      hooks: SettingsSectionHooks<NoInfer<T>>,
+    ): void {
+      // The seam registers `entry` as the base and keeps the consumer on it when that fails (it never throws for data).
+      registrations.push({
+        ns: String(ns),
+        scope: namedScopeOf(owner),
+        schema: schema as SettingsSchema<unknown>,
+        options: { base: entry as SettingsRegisterOptions<unknown>['base'], validate: hooks?.validate?.bind(hooks) as ((value: unknown) => void) | undefined },
+      })
+      super.installSection<string, T>(owner, ns, schema, entry, hooks)
+    }
+  }
+
+  const providerFiber = root.plugin(RecordingProvider, { document, writable: false })
+  await providerFiber.await()
+  const pass: Pass = { registrations, failed: [], idle: [] }
+  const plugged: { ref: EntryRef; fiber: Fiber }[] = []
+  const disposers: (() => Promise<void>)[] = []
+  const plug = (ctx: Context, items: Planned[]) => {
+    for (const item of items) {
+      if (item.kind === 'scope') {
+        const scope = createScope(ctx, { name: item.name })
+        disposers.push(() => scope.dispose())
+        plug(scope.ctx, item.children)
+        continue
+      }
+      try {
+        // A copy, as the loader hands each plugin its own.
+        const fiber = ctx.plugin(item.plugin, structuredClone(item.ref.entry.config) as never)
+        plugged.push({ ref: item.ref, fiber })
+        disposers.push(() => fiber.dispose())
+      } catch (error) {
+        pass.failed.push({ ref: item.ref, error })
+      }
+    }
+  }
+  plug(root, planned)
+
+  // A plugin that provides a service starts the plugins waiting for it: wait until nothing is loading.
+  for (let round = 0; round < 1000; round++) {
+    const left = deadline - Date.now()
+    if (left <= 0) break
+    if ((await within(Promise.allSettled(plugged.map(({ fiber }) => fiber.await())), left)) === 'timeout') break
+    await new Promise((done) => setImmediate(done))
+    if (plugged.every(({ fiber }) => !fiber.inertia)) break
+  }
+  for (const { ref, fiber } of plugged) {
+    if (fiber.inertia) {
+      pass.idle.push({ ref, waitsFor: [], slow: true })
+      continue
+    }
+    // A config its Config schema refuses fails the fiber without changing its state: ask `await`, not `state`.
+    const failure = await fiber.await().then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    )
+    if (failure) pass.failed.push({ ref, error: failure.error })
+    else if (fiber.state === PENDING) pass.idle.push({ ref, waitsFor: Object.keys(fiber.inject).filter((name) => fiber.ctx.get(name) === undefined), slow: false })
+  }
+
+  // Last plugged first; a plugin still starting is given a second, not waited for.
+  for (const dispose of disposers.reverse()) await within(dispose(), 1000)
+  await within(providerFiber.dispose(), 1000)
+  return pass
+}
