@@ -1,4 +1,4 @@
-import { fieldAt, flatten } from '../model/index.ts'
+import { fieldAt, fieldShown, flatten, type FormMatch } from '../model/index.ts'
 import type { SectionApi } from './fields/api.ts'
 import { FieldView } from './fields/FieldView.tsx'
 import { fieldId, showPath } from './format.ts'
@@ -8,8 +8,11 @@ function isEmptySection(user: unknown): boolean {
   return user === undefined || (typeof user === 'object' && user !== null && Object.keys(user).length === 0)
 }
 
-/** One namespace: its heading, badges, notices (conflict, newer read, refusal) and form. */
-export function Section({ session, section, writable }: { session: SettingsSession; section: SectionState; writable: boolean }) {
+/**
+ * One namespace: its heading, badges, notices (conflict, newer read, refusal)
+ * and form. With `match` (a search is on) only the fields it shows are rendered.
+ */
+export function Section({ session, section, writable, match }: { session: SettingsSession; section: SectionState; writable: boolean; match?: FormMatch | undefined }) {
   const { form, conflict, newer, error, busy } = section
   // The stored section is not in effect (the file was edited into something the schema or the owner refuses).
   const problem = form.view.problem
@@ -26,11 +29,12 @@ export function Section({ session, section, writable }: { session: SettingsSessi
     disabled: !writable || conflict !== undefined,
     apply: (edit) => session.apply(form.ns, edit),
     setEditing: (control, editing) => session.setEditing(form.ns, control, editing),
+    shows: (field) => match === undefined || fieldShown(match, field.path),
     ...(errorField && error ? { fieldError: { path: errorField.path, message: error.message } } : {}),
   }
   const root = form.root
   const children = root.kind === 'object' ? (root.children ?? []) : [root]
-  const visible = children.filter((child) => !child.hidden)
+  const visible = children.filter((child) => !child.hidden && api.shows(child))
 
   return (
     <section class="section" aria-labelledby={headingId} aria-busy={busy}>
@@ -103,7 +107,7 @@ export function Section({ session, section, writable }: { session: SettingsSessi
         {visible.map((child) => (
           <FieldView key={child.path.join('\0')} field={child} api={api} />
         ))}
-        {visible.length === 0 && flatten(root).length <= 1 && root.kind !== 'object' && <p>This namespace has no editable fields.</p>}
+        {!match && visible.length === 0 && flatten(root).length <= 1 && root.kind !== 'object' && <p>This namespace has no editable fields.</p>}
       </div>
     </section>
   )

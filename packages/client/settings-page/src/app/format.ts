@@ -24,3 +24,10 @@ export function layerName(layer: 'base' | 'global' | 'scope' | undefined, scoped
   if (layer === 'base') return 'supplied by the plugin'
   return 'from the schema default'
 }
+
+/** A moment (ISO 8601) as people read it, to the second, in the browser's locale and time zone. */
+export function showTime(iso: string): string {
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return iso
+  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
+}

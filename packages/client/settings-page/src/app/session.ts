@@ -8,7 +8,8 @@ import type { Remote } from 'dsh-remote/client'
 import { RemoteError } from 'dsh-remote/client'
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import type { SettingsDescribeValue, SettingsNamespaceView, SettingsRemote } from 'dsh-settings-controller'
-import { buildForm, changedFields, planEdit, type Edit, type FieldChange, type FormModel } from '../model/index.ts'
+import { buildForm, changedFields, NO_SEARCH, planEdit, type Edit, type FieldChange, type FormModel, type SearchQuery } from '../model/index.ts'
+import { HistoryView } from './history.ts'
 
 /** The remote client the page uses. */
 export type PageRemote = Remote<{ settings: SettingsRemote }>
@@ -52,7 +53,11 @@ export interface SessionState {
   scopes: string[]
   writable: boolean
   document: boolean
+  /** Whether the provider keeps replaced versions, so the history view is offered. */
+  history: boolean
   sections: SectionState[]
+  /** The search and "modified" filter applied to the forms. */
+  search: SearchQuery
   /** A short announcement for the status line (opened the file, saved, …). */
   notice?: string
 }
@@ -82,7 +87,9 @@ function sameRead(a: SettingsNamespaceView, b: SettingsNamespaceView): boolean {
 
 /** The page session: construct, `start()`, render `state`, call the actions. */
 export class SettingsSession {
-  state: SessionState = { status: 'loading', connection: 'connecting', scopes: [], writable: false, document: false, sections: [] }
+  state: SessionState = { status: 'loading', connection: 'connecting', scopes: [], writable: false, document: false, history: false, sections: [], search: NO_SEARCH }
+  /** The history view (offered when {@link SessionState.history} is true). */
+  readonly history: HistoryView
   private readonly listeners = new Set<() => void>()
   private readonly editing = new Map<string, Set<string>>()
   private readonly opened = new Set<string>()
@@ -97,7 +104,12 @@ export class SettingsSession {
   private generation = 0
   private refreshTimer: ReturnType<typeof setTimeout> | undefined
 
-  constructor(private readonly remote: PageRemote) {}
+  constructor(private readonly remote: PageRemote) {
+    this.history = new HistoryView(remote, {
+      revisionOf: (ns, scope) => (scope === this.state.scope ? this.section(ns)?.form.revision : undefined),
+      announce: (notice) => this.set({ notice }),
+    })
+  }
 
   /** Hear every state change; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void {
@@ -130,7 +142,7 @@ export class SettingsSession {
           signal: this.stop.signal,
           connected: () => this.set({ connection: 'live' }),
           // Events may have been missed while the stream was down: read everything again.
-          reconnected: () => void this.refresh(),
+          reconnected: () => void this.refreshAll(),
           error: () => this.set({ connection: 'reconnecting' }),
         },
       )
@@ -180,8 +192,10 @@ export class SettingsSession {
         scopes: this.scopesFrom(value),
         writable: value.writable,
         document: value.document,
+        history: value.history,
         sections: value.namespaces.map((view) => ({ form: buildForm(view), busy: false })),
       })
+      if (!value.history) this.history.hide()
     } catch (error) {
       this.set({ status: 'failed', failure: messageOf(error) })
     }
@@ -189,7 +203,12 @@ export class SettingsSession {
 
   private scheduleRefresh(): void {
     clearTimeout(this.refreshTimer)
-    this.refreshTimer = setTimeout(() => void this.refresh(), REFRESH_DELAY_MS)
+    this.refreshTimer = setTimeout(() => void this.refreshAll(), REFRESH_DELAY_MS)
+  }
+
+  /** After a change somewhere: read the forms again, and the history view's list and difference when it is shown. */
+  private refreshAll(): Promise<unknown> {
+    return Promise.all([this.refresh(), this.history.refresh()])
   }
 
   /**
@@ -223,8 +242,15 @@ export class SettingsSession {
       if (this.isEditing(view.ns) || held.busy) return { ...held, newer: view }
       return { form: buildForm(view), busy: false }
     })
-    this.set({ scopes: this.scopesFrom(value), writable: value.writable, document: value.document, sections })
+    this.set({ scopes: this.scopesFrom(value), writable: value.writable, document: value.document, history: value.history, sections })
+    if (!value.history) this.history.hide()
     if (overtaken) this.scheduleRefresh()
+  }
+
+  /** Filter the forms by a search text and, with `modified`, to the fields the shown section sets. */
+  setSearch(query: SearchQuery): void {
+    if (query.text === this.state.search.text && query.modified === this.state.search.modified) return
+    this.set({ search: { text: query.text, modified: query.modified } })
   }
 
   /** Show another scope (`undefined`: the global scope). */

@@ -28,3 +28,6 @@ export { changedFields } from './changes.ts'
 export type { FieldChange } from './changes.ts'
 /** The starting value of a new entry or item; see {@link blankValue}. */
 export { blankValue } from './blank.ts'
+/** Search and the "modified" filter, and their place in the address; see {@link searchForm}. */
+export { fieldMentions, fieldShown, hashWithSearch, isModified, isSearching, NO_SEARCH, pathKey, sameSearch, searchForm, searchFromHash } from './search.ts'
+export type { FormMatch, SearchQuery } from './search.ts'

@@ -10,10 +10,11 @@ import Schema from 'schemastery'
 import { createScope } from 'dsh-scope'
 import type { SettingsDocument, SettingsRegisterOptions } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import { RemoteError, type RemoteEventHandler, type RemoteEventsOptions } from 'dsh-remote/client'
-import { SettingsController, settingsHandlers, settingsRemoteMethods, type SettingsRemote } from 'dsh-settings-controller'
-import { deferred, drainMicrotasks, type Deferred } from 'dsh-testing'
-import { SettingsSession, type PageRemote, type SectionState, type SessionState } from '../../src/app/session.ts'
+import { RemoteError } from 'dsh-remote/client'
+import { SettingsController } from 'dsh-settings-controller'
+import { drainMicrotasks } from 'dsh-testing'
+import { SettingsSession, type SectionState, type SessionState } from '../../src/app/session.ts'
+import { FakeRemote } from './fake-remote.ts'
 
 const Demo = Schema.object({
   engine: Schema.union(['bing', 'google']).default('bing'),
@@ -35,106 +36,6 @@ const rangeCheck: SettingsRegisterOptions<Range> = {
   validate: (value) => {
     if (value.min > value.max) throw new Error('min must not exceed max')
   },
-}
-
-const json = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T))
-
-/** A call as the server received it, after the wire's JSON encoding. */
-interface Call {
-  method: string
-  args: unknown[]
-}
-
-/** The page's remote, served by the controller's wire handlers, with a hand-driven event stream. */
-class FakeRemote {
-  readonly calls: Call[] = []
-  subscription: { handler: RemoteEventHandler; options: RemoteEventsOptions; ended: Promise<void> } | undefined
-  /** Settle the `events` promise with a refusal, as a server that turns the stream down for good. */
-  refuseStream: RemoteError | undefined
-  private readonly holds = new Map<string, Deferred<void>[]>()
-  private readonly handlers
-  private eventId = 0
-
-  constructor(controller: SettingsController) {
-    this.handlers = settingsHandlers(controller)
-  }
-
-  /**
-   * Delay the answer of the next call of `method`: the server runs it at once,
-   * the page hears back on `resolve()`, or gets the given error on `reject()`.
-   */
-  hold(method: string): Deferred<void> {
-    const gate = deferred()
-    const queue = this.holds.get(method) ?? []
-    queue.push(gate)
-    this.holds.set(method, queue)
-    return gate
-  }
-
-  count(method: string): number {
-    return this.calls.filter((call) => call.method === method).length
-  }
-
-  last(method: string): Call | undefined {
-    return this.calls.filter((call) => call.method === method).at(-1)
-  }
-
-  private async call(method: (typeof settingsRemoteMethods)[number], args: unknown[]): Promise<unknown> {
-    let end = args.length
-    while (end > 0 && args[end - 1] === undefined) end--
-    const wireArgs = json(args.slice(0, end))
-    this.calls.push({ method, args: wireArgs })
-    const gate = this.holds.get(method)?.shift()
-    let outcome: { value: unknown } | { error: RemoteError }
-    try {
-      outcome = { value: json(await this.handlers[method](wireArgs, { signal: new AbortController().signal })) }
-    } catch (error) {
-      outcome = { error: wireError(error) }
-    }
-    if (gate) {
-      try {
-        await gate.promise
-      } catch (error) {
-        outcome = { error: wireError(error) }
-      }
-    }
-    if ('error' in outcome) throw outcome.error
-    return outcome.value
-  }
-
-  readonly settings = Object.fromEntries(settingsRemoteMethods.map((method) => [method, (...args: unknown[]) => this.call(method, args)])) as unknown as SettingsRemote
-
-  events = (handler: RemoteEventHandler, options: RemoteEventsOptions): Promise<void> => {
-    const ended = this.refuseStream
-      ? Promise.reject(this.refuseStream)
-      : new Promise<void>((resolve) => {
-          if (options.signal.aborted) resolve()
-          options.signal.addEventListener('abort', () => resolve(), { once: true })
-        })
-    this.subscription = { handler, options, ended: ended.catch(() => {}) }
-    return ended
-  }
-
-  /** Deliver one event to the page, its data as the stream would carry it. */
-  emit(event: string, data: Record<string, unknown>): void {
-    if (!this.subscription) throw new Error('the page is not following the event stream')
-    this.subscription.handler({ id: ++this.eventId, event, data: json(data) })
-  }
-
-  get options(): RemoteEventsOptions {
-    if (!this.subscription) throw new Error('the page is not following the event stream')
-    return this.subscription.options
-  }
-
-  asRemote(): PageRemote {
-    return this as unknown as PageRemote
-  }
-}
-
-/** An error as the client rebuilds it from the wire envelope. */
-function wireError(error: unknown): RemoteError {
-  if (error instanceof RemoteError) return RemoteError.from(json(error.toJSON()))
-  return new RemoteError('internal', 'the call failed unexpectedly')
 }
 
 interface Booted {
@@ -751,5 +652,28 @@ describe('secrets and the settings document', () => {
     const total = heard
     await session.apply('demo', { type: 'set', path: ['note'], value: 'b' })
     expect(heard).toBe(total)
+  })
+})
+
+describe('search', () => {
+  it('keeps the query in state without asking the server, and ignores a query it already has', async () => {
+    const { remote, session } = await started()
+    expect(session.state.search).toEqual({ text: '', modified: false })
+    expect(session.state.history).toBe(false)
+    const calls = remote.calls.length
+    session.setSearch({ text: 'limit', modified: true })
+    expect(session.state.search).toEqual({ text: 'limit', modified: true })
+    const before = session.state
+    session.setSearch({ text: 'limit', modified: true })
+    expect(session.state).toBe(before)
+    expect(remote.calls.length).toBe(calls)
+  })
+
+  it('keeps the query across scopes and reloads', async () => {
+    const { session } = await started()
+    session.setSearch({ text: 'note', modified: false })
+    await session.showScope('preset/coder')
+    await session.load()
+    expect(session.state.search).toEqual({ text: 'note', modified: false })
   })
 })

@@ -5,15 +5,16 @@ import { FieldShell } from './FieldShell.tsx'
 import { FieldView } from './FieldView.tsx'
 import type { ControlProps } from './TextInput.tsx'
 
-function visible(field: Field): Field[] {
-  return (field.children ?? []).filter((child) => !child.hidden)
+/** The fields of an object to render: not hidden, and shown by the search. */
+function visible(field: Field, shows: (child: Field) => boolean): Field[] {
+  return (field.children ?? []).filter((child) => !child.hidden && shows(child))
 }
 
-/** A nested object: its fields in a group. */
+/** A nested object: its fields in a group (those the search shows). */
 function ObjectGroup({ field, api, id, label, inList }: ControlProps) {
   return (
     <FieldShell field={field} api={api} id={id} label={label} group inList={inList}>
-      {visible(field).map((child) => (
+      {visible(field, api.shows).map((child) => (
         <FieldView key={child.path.at(-1)} field={child} api={api} />
       ))}
     </FieldShell>

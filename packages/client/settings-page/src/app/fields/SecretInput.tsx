@@ -16,6 +16,8 @@ export function SecretInput({ field, api, id, label, inList }: ControlProps) {
   useEffect(() => {
     if (open) box.current?.focus()
   }, [open])
+  // A control the search hides (or any that goes away) holds no draft any more.
+  useEffect(() => () => api.setEditing(id, false), [])
   const state = field.secret ?? { set: false }
   const own = state.set && state.layer === (api.scoped ? 'scope' : 'global')
 

@@ -47,6 +47,8 @@ export function TextInput({ field, api, id, label, inList }: ControlProps) {
     setDraft(original)
     setProblem(undefined)
   }, [original])
+  // A control the search hides (or any that goes away) holds no draft any more.
+  useEffect(() => () => api.setEditing(id, false), [])
 
   const change = (next: string) => {
     setDraft(next)

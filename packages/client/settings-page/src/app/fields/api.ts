@@ -1,4 +1,4 @@
-import type { Edit, FormModel } from '../../model/index.ts'
+import type { Edit, Field, FormModel } from '../../model/index.ts'
 
 /** What every field control of one section may do. */
 export interface SectionApi {
@@ -12,6 +12,8 @@ export interface SectionApi {
   apply(edit: Edit): Promise<string | undefined>
   /** Report whether a control holds an unsent draft. */
   setEditing(control: string, editing: boolean): void
+  /** Whether the search shows this field (every field when nothing is searched). */
+  shows(field: Field): boolean
   /** A server refusal that names a field of this form. */
   fieldError?: { path: string[]; message: string }
 }

@@ -1,0 +1,200 @@
+import { useEffect, useRef } from 'preact/hooks'
+import type { SettingsFieldChange, SettingsHistoryVersion, SettingsSectionDiff } from 'dsh-settings'
+import { showPath, showTime, showValue } from './format.ts'
+import { sectionKey, sectionName, whoMadeIt, type HistoryDiff, type HistoryState, type HistoryView } from './history.ts'
+import { useStore } from './use-session.ts'
+
+const NOT_SET = 'Not set'
+const SECRET_SET = 'Set (secret, not shown)'
+
+/** What a changed field was in the version and is now, as two cells of text. Secrets never carry a value. */
+function cells(change: SettingsFieldChange): [string, string] {
+  if (change.withheld) return ['Differs (not shown)', 'Differs (not shown)']
+  if (change.secret) {
+    if (change.change === 'set') return [NOT_SET, SECRET_SET]
+    if (change.change === 'unset') return [SECRET_SET, NOT_SET]
+    return [SECRET_SET, 'Replaced (secret, not shown)']
+  }
+  if (change.change === 'set') return [NOT_SET, showValue(change.after)]
+  if (change.change === 'unset') return [showValue(change.before), NOT_SET]
+  return [showValue(change.before), showValue(change.after)]
+}
+
+/** A DOM id for one section of the difference. */
+function diffId(section: { ns: string; scope?: string | undefined }): string {
+  return `diff-${sectionKey(section).replace(/[^A-Za-z0-9_-]/g, (ch) => `_${ch.codePointAt(0)!.toString(16)}_`)}`
+}
+
+/** One section of the difference: its changed fields, and a button to restore it alone. */
+function DiffSection({ view, state, section }: { view: HistoryView; state: HistoryState; section: SettingsSectionDiff }) {
+  const id = diffId(section)
+  const name = sectionName(section)
+  const error = state.error?.section && sectionKey(state.error.section) === sectionKey(section) ? state.error : undefined
+  const withheld = section.fields.some((field) => field.withheld)
+  return (
+    <section class="diff-section" aria-labelledby={`${id}-name`}>
+      <header class="section-head">
+        <h4 id={`${id}-name`}>{name}</h4>
+        {!section.unregistered && (
+          <button type="button" class="quiet" disabled={state.restoring} aria-describedby={`${id}-name`} onClick={() => void view.restoreSection(section.ns, section.scope)}>
+            Restore this section
+          </button>
+        )}
+      </header>
+      {section.unregistered ? (
+        <p class="field-hint">No plugin registers this namespace now, so its fields are not compared and it cannot be restored from here.</p>
+      ) : (
+        <>
+          {withheld && <p class="field-hint">One of the two versions of this section does not fit its schema, so no values are shown.</p>}
+          <div class="table-wrap">
+            <table class="diff-table">
+              <caption class="visually-hidden">Fields of {name} that differ</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Field</th>
+                  <th scope="col">In this version</th>
+                  <th scope="col">Now</th>
+                </tr>
+              </thead>
+              <tbody>
+                {section.fields.map((field) => {
+                  const [before, after] = cells(field)
+                  return (
+                    <tr key={field.path.join('\u0000')} class={`change change-${field.change}`}>
+                      <th scope="row">
+                        {showPath(field.path)}
+                        {field.secret && (
+                          <>
+                            {' '}
+                            <span class="mark mark-required">secret</span>
+                          </>
+                        )}
+                      </th>
+                      <td>
+                        <code>{before}</code>
+                      </td>
+                      <td>
+                        <code>{after}</code>
+                      </td>
+                    </tr>
+                  )
+                })}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {error && (
+        <p class="notice notice-error" role="alert">
+          {error.message}
+        </p>
+      )}
+    </section>
+  )
+}
+
+/** What differs between the selected version and the current settings, with the restore buttons. */
+function DiffView({ view, state, diff, version }: { view: HistoryView; state: HistoryState; diff: HistoryDiff; version: SettingsHistoryVersion | undefined }) {
+  const versionError = state.error && !state.error.section ? state.error : undefined
+  return (
+    <section class="diff" aria-labelledby="diff-heading" aria-busy={diff.status === 'loading' || state.restoring}>
+      <h3 id="diff-heading" tabIndex={-1}>
+        {version ? `Version written ${showTime(version.writtenAt)} by ${whoMadeIt(version.by)}` : 'Selected version'}
+      </h3>
+      <p class="description">What differs between this version and the settings now. Restoring writes the version's values back; the settings it replaces are kept as a version too.</p>
+      {diff.status === 'loading' && <p>Comparing…</p>}
+      {diff.status === 'failed' && (
+        <div class="notice notice-error" role="alert">
+          <p>Could not compare this version: {diff.failure}</p>
+          <button type="button" onClick={() => void view.select(diff.version)}>
+            Try again
+          </button>
+        </div>
+      )}
+      {diff.status === 'ready' && diff.sections.length === 0 && <p>This version matches the current settings.</p>}
+      {diff.status === 'ready' && diff.sections.length > 0 && (
+        <>
+          <div class="actions">
+            <button type="button" disabled={state.restoring} onClick={() => void view.restoreVersion()}>
+              Restore this version
+            </button>
+          </div>
+          {versionError && (
+            <p class="notice notice-error" role="alert">
+              Could not restore this version: {versionError.message}
+            </p>
+          )}
+          {diff.sections.map((section) => (
+            <DiffSection key={sectionKey(section)} view={view} state={state} section={section} />
+          ))}
+        </>
+      )}
+    </section>
+  )
+}
+
+/** One kept version in the list: when it was written, by whom, and which sections it changed. */
+function VersionItem({ view, version, selected }: { view: HistoryView; version: SettingsHistoryVersion; selected: boolean }) {
+  const changed = version.sections.length ? version.sections.map(sectionName).join(', ') : 'no section'
+  return (
+    <li class={selected ? 'version version-selected' : 'version'}>
+      <button type="button" class="quiet version-pick" aria-pressed={selected} onClick={() => void view.select(version.id)}>
+        <time dateTime={version.writtenAt}>{showTime(version.writtenAt)}</time>
+        <span class="version-who">by {whoMadeIt(version.by)}</span>
+        <span class="version-sections">Changed: {changed}</span>
+      </button>
+    </li>
+  )
+}
+
+/**
+ * The history view: the kept versions of the settings file, newest first,
+ * with "Load more"; picking one shows how it differs from the settings now,
+ * and offers to restore it whole or one section at a time.
+ */
+export function HistoryPanel({ view }: { view: HistoryView }) {
+  const state = useStore(view)
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [])
+  const selected = state.versions.find((version) => version.id === state.selected)
+  return (
+    <section id="history" class="history" aria-labelledby="history-heading">
+      <h2 id="history-heading" ref={heading} tabIndex={-1}>
+        History
+      </h2>
+      <p class="description">Versions of the settings file kept each time it was replaced, newest first. Pick one to see how it differs from the settings now.</p>
+      {state.status === 'loading' && <p>Loading…</p>}
+      {state.status === 'failed' && (
+        <div class="notice notice-error" role="alert">
+          <p>Could not read the history: {state.failure}</p>
+          <button type="button" onClick={() => void view.refresh()}>
+            Try again
+          </button>
+        </div>
+      )}
+      {state.status === 'ready' && state.versions.length === 0 && <p>No version is kept yet. One is kept each time the settings file is replaced.</p>}
+      {state.versions.length > 0 && (
+        <div class="history-layout">
+          <div class="history-list">
+            <ol class="versions" aria-label="Kept versions">
+              {state.versions.map((version) => (
+                <VersionItem key={version.id} view={view} version={version} selected={version.id === state.selected} />
+              ))}
+            </ol>
+            {state.more && (
+              <button type="button" class="quiet" disabled={state.loadingMore} onClick={() => void view.loadMore()}>
+                {state.loadingMore ? 'Loading…' : 'Load more'}
+              </button>
+            )}
+            {state.status === 'ready' && state.failure && (
+              <p class="field-error" role="alert">
+                {state.failure}
+              </p>
+            )}
+          </div>
+          {state.diff ? <DiffView view={view} state={state} diff={state.diff} version={selected} /> : <p class="diff-empty">Pick a version to compare it with the settings now.</p>}
+        </div>
+      )}
+    </section>
+  )
+}
