@@ -112,13 +112,17 @@ export class DocumentHistory {
     }
   }
 
-  /** Who made each recorded text, by digest (the last record wins). */
-  authors(): Map<string, string[]> {
-    const authors = new Map<string, string[]>()
+  /** The records of who made each text, by digest, oldest first. */
+  authors(): Map<string, { at: number; by: string[] }[]> {
+    const authors = new Map<string, { at: number; by: string[] }[]>()
     for (const line of this.journalLines()) {
       try {
-        const record = JSON.parse(line) as { sha256?: unknown; by?: unknown }
-        if (typeof record.sha256 === 'string' && Array.isArray(record.by)) authors.set(record.sha256, record.by.filter((who): who is string => typeof who === 'string'))
+        const record = JSON.parse(line) as { at?: unknown; sha256?: unknown; by?: unknown }
+        const at = typeof record.at === 'string' ? Date.parse(record.at) : Number.NaN
+        if (typeof record.sha256 !== 'string' || !Array.isArray(record.by) || Number.isNaN(at)) continue
+        const list = authors.get(record.sha256) ?? []
+        list.push({ at, by: record.by.filter((who): who is string => typeof who === 'string') })
+        authors.set(record.sha256, list)
       } catch {
         // A torn last line (a crash mid-append) is skipped.
       }

@@ -51,13 +51,26 @@ export async function listVersions(history: DocumentHistory, parse: ParseVersion
     const entry = all[index]!
     const read = await readData(entry, parse)
     const writtenAt = history.writtenAt(entry)
-    const recorded = read ? authors.get(digest(read.text)) : undefined
+    const recorded = read ? madeBy(authors.get(digest(read.text)), writtenAt) : undefined
     const by = recorded?.length ? (recorded as SettingsWriteOrigin[]) : firstRecord && firstRecord <= writtenAt ? ['outside' as const] : ['unknown' as const]
     const sections = read && older ? changedSections(older, read.data).map((key) => (key.scope === undefined ? { ns: key.ns } : { ns: key.ns, scope: key.scope })) : []
     versions.push({ id: basename(entry.path), writtenAt: writtenAt.toISOString(), replacedAt: entry.replacedAt.toISOString(), by, sections })
     older = read?.data
   }
   return versions.reverse()
+}
+
+/** A record is appended right after its rename, so it may be this much younger than the file it describes. */
+const RECORD_SLACK_MS = 2_000
+
+/**
+ * Who made a version written at `writtenAt`: the newest record of its text
+ * made by then. A later write of the same text (a restore) is not taken for
+ * the version's own author.
+ */
+function madeBy(records: readonly { at: number; by: string[] }[] | undefined, writtenAt: Date): string[] | undefined {
+  const until = writtenAt.getTime() + RECORD_SLACK_MS
+  return records?.filter((record) => record.at <= until).at(-1)?.by
 }
 
 /** The data of the kept version `id`. */

@@ -1,8 +1,12 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
+import { parse as parseYaml } from 'yaml'
+import type { SettingsDocument } from 'dsh-settings'
 import { plugWithSettings } from 'dsh-testing'
+import { DocumentHistory, historyStamp } from '../src/history.ts'
+import { listVersions } from '../src/versions.ts'
 import { bootFile, fileFixture } from './file-harness.ts'
 
 const Search = Schema.object({
@@ -75,5 +79,29 @@ describe('kept versions as history', () => {
     const off = await boot(false)
     expect(off.settings.keepsHistory).toBe(false)
     await expect(off.settings.history()).rejects.toMatchObject({ code: 'SETTINGS_NO_HISTORY' })
+  })
+})
+
+describe('who made a kept version', () => {
+  it('is the newest record of its text made by the time it was written, so a later restore of the same text does not take it over', async () => {
+    const history = new DocumentHistory(join(fixture.dir, 'settings.yaml'), { keep: 10, maxAgeDays: 30 })
+    const hourAgo = new Date(Date.now() - 3_600_000)
+    // A version written an hour ago by hand, and one written by a plugin just now with a recorded text.
+    await mkdir(history.directory, { recursive: true })
+    const old = join(history.directory, `settings.${historyStamp(new Date(Date.now() - 60_000))}.00000001.yaml`)
+    await writeFile(old, 'search:\n  limit: 1\n')
+    await utimes(old, hourAgo, hourAgo)
+    const recent = join(history.directory, `settings.${historyStamp(new Date())}.00000002.yaml`)
+    await writeFile(recent, 'search:\n  limit: 2\n')
+    history.record('search:\n  limit: 2\n', ['plugin'])
+    // A restore now writes the old text again, through the wire.
+    history.record('search:\n  limit: 1\n', ['wire'])
+    const parse = (text: string) => parseYaml(text) as SettingsDocument
+    const versions = await listVersions(history, parse)
+    expect(versions.map((version) => [version.id.slice(-13), version.by])).toEqual([
+      ['00000002.yaml', ['plugin']],
+      // Written before the journal's first record, so nothing is known of it.
+      ['00000001.yaml', ['unknown']],
+    ])
   })
 })
