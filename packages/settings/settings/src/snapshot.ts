@@ -19,9 +19,12 @@ export interface SettingsSectionVersion {
  * `transaction.apply` and `publish`, and versions to `transaction.commit`.
  *
  * `versions` may list only some sections: on load an unlisted section is at
- * version 0; later an unlisted section keeps the version the seam already
- * holds, and so does its content. A section the store removed is listed, with
- * a newer version, and left out of `document`.
+ * version 0; in a publish an unlisted section keeps the version and content the
+ * seam already holds. In a transaction's `apply` every section that differs
+ * from what the seam last saw must be listed with a newer version (else the
+ * writes fail with a contract error: storing the seam's older copy would lose
+ * the store's newer data). A section the store removed is listed, with a
+ * newer version, and left out of `document`.
  */
 export class SettingsSnapshot {
   constructor(
