@@ -62,7 +62,7 @@ export async function killStorm(seconds: number): Promise<Row[]> {
       if (lost && notes.length < 20) notes.push(`final ${id} = ${found}, acknowledged up to ${pool.maxAcked.get(id)}`)
     }
     const seedKept = document.seed?.note === 'keep me' ? 0 : 1
-    const leftovers = await strayFiles(dir, ['settings.yaml', 'history'])
+    const leftovers = await strayFiles(dir, ['settings.yaml', 'settings.schema.json', 'history'])
     if (leftovers.length) notes.push(`left over: ${leftovers.join(', ')}`)
     const otherFailures = Object.entries(pool.failures).filter(([code]) => code !== 'SETTINGS_LOCK_TIMEOUT')
     return [

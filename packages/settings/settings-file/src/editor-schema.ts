@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, extname, join } from 'node:path'
 import type { SettingsSchema } from 'dsh-settings'
 import { settingsJsonSchema } from 'dsh-settings/json-schema'
+import { tempName } from './leftovers.ts'
+import type { LockOwner } from './owner.ts'
 
 /** The first line that points the YAML language server (VS Code, Neovim, JetBrains, Helix) at the editor schema. */
 export function schemaModeline(document: string): string {
@@ -40,6 +41,7 @@ export class EditorSchemaWriter {
     document: string,
     private readonly kinds: () => readonly { ns: string; schema: SettingsSchema<unknown> }[],
     private readonly failed: (error: unknown) => void,
+    private readonly owner: LockOwner,
     private readonly delayMs = 50,
   ) {
     this.path = editorSchemaPath(document)
@@ -67,7 +69,8 @@ export class EditorSchemaWriter {
     const current = await readFile(this.path, 'utf8').catch(() => undefined)
     if (current === text) return
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 })
-    const temp = `${this.path}.${randomBytes(4).toString('hex')}.tmp`
+    // Named like the document's temps, so the sweep before each write removes one a killed writer left.
+    const temp = join(dirname(this.path), tempName(basename(this.path), this.owner))
     try {
       await writeFile(temp, text, { mode: 0o644 })
       await rename(temp, this.path)

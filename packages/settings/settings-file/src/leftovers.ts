@@ -41,9 +41,9 @@ export interface Swept {
  * temp files, and (only when `holdingLock`) every claim of the lock, which
  * nobody needs while a live writer holds it.
  */
-export async function sweepLeftovers(directory: string, documentBase: string, holdingLock: boolean, facts: HostFacts = hostFacts()): Promise<Swept> {
+export async function sweepLeftovers(directory: string, documentBase: string, holdingLock: boolean, facts: HostFacts = hostFacts(), alsoOurs: readonly string[] = []): Promise<Swept> {
   const lockBase = `${documentBase}.lock`
-  const ours = (base: string) => base === documentBase || base === lockBase || base.startsWith(`${lockBase}.claim-`)
+  const ours = (base: string) => base === documentBase || base === lockBase || base.startsWith(`${lockBase}.claim-`) || alsoOurs.includes(base)
   const tag = hostTag(facts)
   const swept: Swept = { temps: [], claims: [] }
   // Synchronous: a document's folder holds a handful of names, and this runs on every write.

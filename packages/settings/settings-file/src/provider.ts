@@ -17,7 +17,7 @@ import { renderDocument } from './serialize.ts'
 import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
 import { listVersions, readVersionDocument } from './versions.ts'
 import { DocumentWatcher } from './watch.ts'
-import { EditorSchemaWriter, hasSchemaModeline, schemaModeline } from './editor-schema.ts'
+import { EditorSchemaWriter, editorSchemaPath, hasSchemaModeline, schemaModeline } from './editor-schema.ts'
 
 /**
  * The steps of a write, named for tests that edit the file or kill the writer
@@ -187,7 +187,7 @@ export class FileSettingsProvider extends SettingsProvider {
     if (this.historyLimits) this.versions = new DocumentHistory(this.canonical, this.historyLimits)
     if (this.schemaOptions.editorSchema) {
       const logger = this.ctx.logger('settings')
-      this.schemaWriter = new EditorSchemaWriter(this.file, () => this.registeredKinds(), (error) => logger.warn(`settings: writing the editor schema beside ${this.file} failed:`, error))
+      this.schemaWriter = new EditorSchemaWriter(this.file, () => this.registeredKinds(), (error) => logger.warn(`settings: writing the editor schema beside ${this.file} failed:`, error), this.writer)
     }
   }
 
@@ -342,7 +342,7 @@ export class FileSettingsProvider extends SettingsProvider {
       step: (step) => this.step(`lock:${step}`),
     })
     try {
-      await sweepLeftovers(dirname(this.canonical), basename(this.canonical), true, this.facts)
+      await sweepLeftovers(dirname(this.canonical), basename(this.canonical), true, this.facts, [basename(editorSchemaPath(this.canonical))])
       return await body(lock)
     } finally {
       await lock.release()

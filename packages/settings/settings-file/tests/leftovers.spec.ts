@@ -79,6 +79,14 @@ describe('sweepLeftovers', () => {
     expect(await listing()).toEqual([])
   })
 
+  it('removes a dead writer’s temps of the other files it is told are the document’s own (the editor schema), and nothing of other files', async () => {
+    const owner = { ...currentOwner(), pid: await deadPid(track), startTime: '1' }
+    const [schemaTemp, otherTemp] = await touch(tempName('settings.schema.json', owner), tempName('notes.json', owner))
+    expect((await sweepLeftovers(dir, BASE, false)).temps).toEqual([])
+    expect((await sweepLeftovers(dir, BASE, false, hostFacts(), ['settings.schema.json'])).temps).toEqual([schemaTemp])
+    expect(await listing()).toEqual([otherTemp])
+  })
+
   it('removes the temps of a writer whose pid now runs another process (pid reuse)', async () => {
     const start = processStartTime(process.pid)!
     const reused = await touch(...tempsOf({ ...currentOwner(), startTime: `${Number(start) + 1}` }))
