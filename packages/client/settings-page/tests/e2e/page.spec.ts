@@ -9,9 +9,10 @@ import { stat } from 'node:fs/promises'
 import { eventually } from 'dsh-testing'
 import type { Locator, Page } from 'playwright-core'
 import Schema from 'schemastery'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { describeBrowser, launchBrowser, pageSecretsScan, recordTraffic, readStorage, runAxe, saveScreenshot, type LaunchedBrowser } from './harness/browser.ts'
-import { buildAssets, startDeployment, type BuiltAssets, type Deployment } from './harness/deployment.ts'
+import { expect, it } from 'vitest'
+import { describeBrowser, pageSecretsScan, recordTraffic, readStorage, runAxe, saveScreenshot } from './harness/browser.ts'
+import { startDeployment, type Deployment } from './harness/deployment.ts'
+import { useBrowserSession } from './harness/browser-session.ts'
 
 const SEARCH = Schema.object({
   engine: Schema.union(['bing', 'google', 'duckduckgo']).default('bing').description('Search engine.'),
@@ -77,51 +78,19 @@ const registerSearch = (ctx: Context) => void ctx.settings.register('search', SE
 const registerAssistant = (ctx: Context) => void ctx.settings.register('assistant', ASSISTANT, { applies: 'restart' })
 
 describeBrowser('the settings page in chromium', (executablePath) => {
-  let assets: BuiltAssets
-  let browser: LaunchedBrowser
   let deployment: Deployment | undefined
   let page: Page | undefined
-
-  beforeAll(async () => {
-    assets = await buildAssets()
-    browser = await launchBrowser(executablePath)
-  }, 120_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await assets?.remove()
-  })
-
-  /** Script errors and console errors of the test's page (a CSP refusal shows up here). */
-  let problems: string[] = []
-
-  /** A new page that records its problems. */
-  async function newPage(): Promise<Page> {
-    const opened = await browser.context.newPage()
-    opened.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-    opened.on('console', (message) => {
-      // Refused calls (409, 422, …) are logged by chromium as failed loads; the page handles them.
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`)
-    })
-    return opened
-  }
-
-  afterEach(async () => {
-    const seen = problems
-    problems = []
-    expect(seen).toEqual([])
-  })
-
-  afterEach(async () => {
+  const session = useBrowserSession(executablePath, async () => {
     await page?.close()
     page = undefined
     await deployment?.dispose()
     deployment = undefined
   })
+  const newPage = () => session.newPage()
 
   /** Boot the deployment and open the page on it, waiting until the forms and the event stream are up. */
   async function open(document = DOCUMENT, opener: string[] | false = false): Promise<{ deployment: Deployment; page: Page }> {
-    deployment = await startDeployment({ assets: assets.dir, document, opener, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
+    deployment = await startDeployment({ assets: session.assets.dir, document, opener, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
     page = await newPage()
     await page.goto(deployment.pageUrl)
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor()
@@ -301,7 +270,7 @@ describeBrowser('the settings page in chromium', (executablePath) => {
   })
 
   it('renders and edits every kind of field', async () => {
-    deployment = await startDeployment({ assets: assets.dir, document: KINDS_DOCUMENT, opener: false, plugins: [(ctx) => void ctx.settings.register('kinds', KINDS)] })
+    deployment = await startDeployment({ assets: session.assets.dir, document: KINDS_DOCUMENT, opener: false, plugins: [(ctx) => void ctx.settings.register('kinds', KINDS)] })
     page = await newPage()
     await page.goto(deployment.pageUrl)
     const kinds = section(page, 'kinds')

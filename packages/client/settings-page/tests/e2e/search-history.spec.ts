@@ -9,9 +9,10 @@ import type { Context } from 'cordis'
 import { eventually } from 'dsh-testing'
 import type { Locator, Page } from 'playwright-core'
 import Schema from 'schemastery'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { describeBrowser, launchBrowser, pageSecretsScan, readStorage, recordTraffic, runAxe, saveScreenshot, type LaunchedBrowser, type TrafficRecord } from './harness/browser.ts'
-import { buildAssets, startDeployment, type BuiltAssets, type Deployment } from './harness/deployment.ts'
+import { expect, it } from 'vitest'
+import { describeBrowser, pageSecretsScan, readStorage, recordTraffic, runAxe, saveScreenshot, type TrafficRecord } from './harness/browser.ts'
+import { startDeployment, type Deployment } from './harness/deployment.ts'
+import { useBrowserSession } from './harness/browser-session.ts'
 
 const SEARCH = Schema.object({
   engine: Schema.union(['bing', 'google', 'duckduckgo']).default('bing').description('Search engine.'),
@@ -50,51 +51,19 @@ const registerSearch = (ctx: Context) => void ctx.settings.register('search', SE
 const registerAssistant = (ctx: Context) => void ctx.settings.register('assistant', ASSISTANT, { applies: 'restart' })
 
 describeBrowser('search and history in chromium', (executablePath) => {
-  let assets: BuiltAssets
-  let browser: LaunchedBrowser
   let deployment: Deployment | undefined
   let page: Page | undefined
-
-  beforeAll(async () => {
-    assets = await buildAssets()
-    browser = await launchBrowser(executablePath)
-  }, 120_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await assets?.remove()
-  })
-
-  /** Script errors and console errors of the test's page (a CSP refusal shows up here). */
-  let problems: string[] = []
-
-  /** A new page that records its problems. */
-  async function newPage(): Promise<Page> {
-    const opened = await browser.context.newPage()
-    opened.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-    opened.on('console', (message) => {
-      // Refused calls (409, 422, …) are logged by chromium as failed loads; the page handles them.
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`)
-    })
-    return opened
-  }
-
-  afterEach(async () => {
-    const seen = problems
-    problems = []
-    expect(seen).toEqual([])
-  })
-
-  afterEach(async () => {
+  const session = useBrowserSession(executablePath, async () => {
     await page?.close()
     page = undefined
     await deployment?.dispose()
     deployment = undefined
   })
+  const newPage = () => session.newPage()
 
   /** Boot the deployment and open the page (with `fragment` after the token), recording its traffic from the first request. */
   async function open(fragment = ''): Promise<{ deployment: Deployment; page: Page; traffic: TrafficRecord }> {
-    deployment = await startDeployment({ assets: assets.dir, document: DOCUMENT, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
+    deployment = await startDeployment({ assets: session.assets.dir, document: DOCUMENT, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
     page = await newPage()
     const traffic = recordTraffic(page)
     await page.goto(`${deployment.pageUrl}${fragment}`)

@@ -1,0 +1,58 @@
+import type { Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
+import { launchBrowser, type LaunchedBrowser } from './browser.ts'
+import { buildAssets, type BuiltAssets } from './deployment.ts'
+
+/** What a browser spec gets from {@link useBrowserSession}. */
+export interface BrowserSession {
+  /** The built page, served by each test's deployment. */
+  readonly assets: BuiltAssets
+  /** A new page that records its script and console errors; each test must end with none. */
+  newPage(): Promise<Page>
+}
+
+/**
+ * The hooks every chromium spec of the page needs, inside its `describeBrowser`
+ * block: the page built and the browser launched once, a check after each test
+ * that its pages logged no script or console error (a CSP refusal shows up
+ * there), then `endTest` (close the test's page, dispose its deployment).
+ */
+export function useBrowserSession(executablePath: string, endTest: () => Promise<void>): BrowserSession {
+  let assets: BuiltAssets | undefined
+  let browser: LaunchedBrowser | undefined
+  let problems: string[] = []
+
+  beforeAll(async () => {
+    assets = await buildAssets()
+    browser = await launchBrowser(executablePath)
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await assets?.remove()
+  })
+
+  afterEach(async () => {
+    const seen = problems
+    problems = []
+    expect(seen).toEqual([])
+  })
+
+  afterEach(endTest)
+
+  return {
+    get assets() {
+      if (!assets) throw new Error('the page is built in beforeAll')
+      return assets
+    },
+    async newPage() {
+      const opened = await browser!.context.newPage()
+      opened.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+      opened.on('console', (message) => {
+        // Refused calls (409, 422, …) are logged by chromium as failed loads; the page handles them.
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`)
+      })
+      return opened
+    },
+  }
+}
