@@ -42,6 +42,8 @@ function parseStamp(stamp: string): Date | undefined {
  */
 export class DocumentHistory {
   readonly directory: string
+  /** Lines in the journal as this process last counted them (another process may append too: a recount happens at each trim). */
+  private journalCount: number | undefined
   private readonly stem: string
   private readonly extension: string
 
@@ -97,11 +99,14 @@ export class DocumentHistory {
   record(text: string, by: readonly string[], now = new Date()): void {
     mkdirSync(this.directory, { recursive: true, mode: 0o700 })
     appendFileSync(this.journal, `${JSON.stringify({ at: now.toISOString(), sha256: digest(text), by: [...by].sort() })}\n`, { mode: 0o600 })
-    const lines = this.journalLines()
-    if (lines.length <= this.limits.keep * 4) return
+    // Counted once, then kept: a write appends a line, it does not read the journal.
+    this.journalCount = (this.journalCount ?? this.journalLines().length - 1) + 1
+    if (this.journalCount <= this.limits.keep * 4) return
+    const kept = this.journalLines().slice(-this.limits.keep * 2)
     const temp = `${this.journal}.${randomBytes(4).toString('hex')}.tmp`
-    writeFileSync(temp, `${lines.slice(-this.limits.keep * 2).join('\n')}\n`, { mode: 0o600 })
+    writeFileSync(temp, `${kept.join('\n')}\n`, { mode: 0o600 })
     renameSync(temp, this.journal)
+    this.journalCount = kept.length
   }
 
   private journalLines(): string[] {

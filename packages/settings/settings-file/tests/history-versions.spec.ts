@@ -105,3 +105,19 @@ describe('who made a kept version', () => {
     ])
   })
 })
+
+describe('the journal', () => {
+  it('keeps about twice as many records as versions are kept, trimming the oldest', async () => {
+    const history = new DocumentHistory(join(fixture.dir, 'settings.yaml'), { keep: 2, maxAgeDays: 30 })
+    for (let n = 1; n <= 8; n++) history.record(`n: ${n}\n`, ['plugin'])
+    expect((await readFile(history.journal, 'utf8')).trim().split('\n')).toHaveLength(8)
+    history.record('n: 9\n', ['wire'])
+    const lines = (await readFile(history.journal, 'utf8')).trim().split('\n')
+    expect(lines).toHaveLength(4)
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ by: ['wire'] })
+    // A second history on the same folder (another process) counts for itself and trims the same file.
+    const other = new DocumentHistory(join(fixture.dir, 'settings.yaml'), { keep: 2, maxAgeDays: 30 })
+    for (let n = 10; n <= 14; n++) other.record(`n: ${n}\n`, ['host'])
+    expect((await readFile(history.journal, 'utf8')).trim().split('\n')).toHaveLength(4)
+  })
+})
