@@ -8,27 +8,11 @@
 import type { Context } from 'cordis'
 import { eventually } from 'dsh-testing'
 import type { Locator, Page } from 'playwright-core'
-import Schema from 'schemastery'
 import { expect, it } from 'vitest'
 import { describeBrowser, pageSecretsScan, readStorage, recordTraffic, runAxe, saveScreenshot, type TrafficRecord } from './harness/browser.ts'
 import { startDeployment, type Deployment } from './harness/deployment.ts'
 import { useBrowserSession } from './harness/browser-session.ts'
-
-const SEARCH = Schema.object({
-  engine: Schema.union(['bing', 'google', 'duckduckgo']).default('bing').description('Search engine.'),
-  limit: Schema.natural().max(50).default(10).description('Results per query.'),
-  filters: Schema.object({
-    safe: Schema.boolean().default(true),
-    region: Schema.string().default('us').description('Region code.'),
-  }),
-  apiKey: Schema.string().role('secret').description('API key of the engine.'),
-  mirrors: Schema.array(Schema.object({ url: Schema.string().role('link'), token: Schema.string().role('secret') })).default([]),
-}).description('Web search.')
-
-const ASSISTANT = Schema.object({
-  model: Schema.string().default('small').description('Model id.'),
-  providers: Schema.dict(Schema.object({ endpoint: Schema.string() })).default({}),
-})
+import { ASSISTANT, SEARCH } from './harness/schemas.ts'
 
 const ORIGINAL_SECRET = 'sk-original-history-5e2a'
 const HAND_SECRET = 'sk-by-hand-history-9c41'
