@@ -68,6 +68,19 @@ describe('kept versions as history', () => {
     ])
   })
 
+  it('withholds every value of a kept version whose section its schema refuses (a secret may sit where no secret is expected)', async () => {
+    const { path, settings, handle } = await boot()
+    // An editor put the token where the schema expects a number: the section does not resolve.
+    await writeFile(path, 'search:\n  limit: tok-in-the-wrong-place\n  apiKey: tok-real\n')
+    await handle.update({ limit: 7 }) // keeps the edited text as a version
+    await handle.update({ limit: 8 })
+    const [, edited] = await settings.history()
+    expect(await settings.historyDocument(edited!.id)).toEqual({ search: { limit: 'tok-in-the-wrong-place', apiKey: 'tok-real' } })
+    const diff = settings.diff(await settings.historyDocument(edited!.id))
+    expect(diff).toEqual([{ ns: 'search', fields: [{ path: [], change: 'changed', withheld: true }] }])
+    expect(JSON.stringify(diff)).not.toContain('tok-')
+  })
+
   it('refuses an unknown version id, and says it keeps no history when history is off', async () => {
     const { settings } = await boot()
     await expect(settings.historyDocument('settings.20990101T000000000Z.deadbeef.yaml')).rejects.toMatchObject({ code: 'SETTINGS_NO_VERSION' })
