@@ -5,6 +5,7 @@
  * temp, lock or claim file behind; once the filler is removed the next write
  * succeeds. The tmpfs is always unmounted.
  */
+import { existsSync } from 'node:fs'
 import { open, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { bootHere } from './boot.ts'
@@ -58,6 +59,9 @@ export async function diskFull(seconds: number): Promise<Row[]> {
     const filler = join(dir, 'filler')
     await writeFile(file, '# torture: disk full\nf:\n  k:\n    round: 0\n', { mode: 0o600 })
     const here = await bootHere(file, ['f'], {}, ArmedProvider)
+    // The editor schema is written once registrations settle; the rounds begin after it, so its own
+    // temp file, there for an instant, is never taken for what a refused write left.
+    await waitForFile(join(dir, 'settings.schema.json'), 5_000)
     try {
       const deadline = Date.now() + seconds * 1000
       let round = 0
@@ -82,5 +86,14 @@ export async function diskFull(seconds: number): Promise<Row[]> {
   } finally {
     unmount(dir)
     await removeTemp(dir)
+  }
+}
+
+/** Resolve once `path` exists, or after `timeoutMs` (the rounds then run all the same). */
+async function waitForFile(path: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (existsSync(path)) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }

@@ -305,8 +305,15 @@ export class FileSettingsProvider extends SettingsProvider {
     return this.enqueue(() =>
       this.locked(async (lock) => {
         const stored = await this.store(lock, (current) => transaction.apply(current))
-        // Who made this text, so its kept version can say so later.
-        if (stored && this.versions) this.versions.record(stored.text, [...transaction.origins])
+        // Who made this text, so its kept version can say so later. The write is stored either way: a journal
+        // that cannot be written (a full disk) costs only that record.
+        if (stored && this.versions) {
+          try {
+            this.versions.record(stored.text, [...transaction.origins])
+          } catch (error) {
+            this.ctx.logger('settings').warn(`settings: recording who wrote ${this.file} failed:`, error)
+          }
+        }
         transaction.commit()
       }),
     )

@@ -1,7 +1,7 @@
 import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import type { SettingsDocument } from 'dsh-settings'
 import { plugWithSettings } from 'dsh-testing'
@@ -132,5 +132,22 @@ describe('the journal', () => {
     const other = new DocumentHistory(join(fixture.dir, 'settings.yaml'), { keep: 2, maxAgeDays: 30 })
     for (let n = 10; n <= 14; n++) other.record(`n: ${n}\n`, ['host'])
     expect((await readFile(history.journal, 'utf8')).trim().split('\n')).toHaveLength(4)
+  })
+})
+
+describe('a journal that cannot be written', () => {
+  it('costs only its record: the write is stored and resolves, and the failure is warned', async () => {
+    const record = vi.spyOn(DocumentHistory.prototype, 'record').mockImplementation(() => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })
+    })
+    try {
+      const { path, handle } = await boot()
+      await handle.update({ limit: 9 })
+      expect(await readFile(path, 'utf8')).toContain('limit: 9')
+      expect(record).toHaveBeenCalledTimes(1)
+      expect(fixture.harness!.logs.some((line) => line.includes('recording who wrote') && line.includes('no space left'))).toBe(true)
+    } finally {
+      record.mockRestore()
+    }
   })
 })

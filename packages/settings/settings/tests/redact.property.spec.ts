@@ -349,7 +349,8 @@ describe('describe({ redactSecrets }), property-based through the service', () =
 
   const cases = [
     ['random schemas', caseArb],
-    ['switched unions', switchedUnionCaseArb],
+    // A switched value can leave one that no branch admits; registering it would fail, which is not what this checks.
+    ['switched unions', switchedUnionCaseArb.filter(({ schema, value }) => admits(schema, value))],
     ['overlapping intersections', overlappingIntersectCaseArb],
   ] as const
   for (const [name, arb] of cases) it(`never shows a secret from base, the global section or a scoped section, nor logs one (${name})`, async () => {
