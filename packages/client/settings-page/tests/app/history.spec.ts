@@ -17,6 +17,7 @@ import { FileSettingsProvider } from 'dsh-settings-file'
 import { drainMicrotasks } from 'dsh-testing'
 import { HISTORY_PAGE, sectionName, whoMadeIt, type HistoryState } from '../../src/app/history.ts'
 import { SettingsSession, type SessionState } from '../../src/app/session.ts'
+import { serviceOf } from '../e2e/harness/deployment.ts'
 import { FakeRemote } from './fake-remote.ts'
 
 const Demo = Schema.object({
@@ -46,16 +47,6 @@ const disposers: (() => Promise<unknown> | void)[] = []
 afterEach(async () => {
   for (const dispose of disposers.splice(0).reverse()) await dispose()
 })
-
-async function serviceOf<K extends 'settings' | 'settingsController'>(root: Context, name: K): Promise<Context[K]> {
-  let found!: Context[K]
-  const probe = root.inject([name], (ctx) => {
-    found = ctx[name]
-  })
-  await probe
-  await probe.dispose()
-  return found
-}
 
 /**
  * Boot the file provider (history on, no watcher: every write goes through

@@ -118,7 +118,7 @@ async function plugSpecPlugin(ctx: Context, apply: DeploymentPlugin, label: stri
 }
 
 /** Resolve with a service once cordis makes it available on `root`. */
-async function serviceOf<K extends 'remoteServer' | 'settingsController'>(root: Context, name: K): Promise<Context[K]> {
+export async function serviceOf<K extends 'remoteServer' | 'settings' | 'settingsController'>(root: Context, name: K): Promise<Context[K]> {
   let found!: Context[K]
   const probe = root.inject([name], (ctx) => {
     found = ctx[name]
