@@ -5,7 +5,7 @@
  * torture-results.json at the repository root. Not part of `pnpm test`.
  *
  * `--quick` runs each scenario for a few seconds (CI); the full run takes about
- * five minutes. The exit code is 1 when any loss or violation count is not 0
+ * eight minutes. The exit code is 1 when any loss or violation count is not 0
  * or a scenario crashed.
  */
 import { writeFile } from 'node:fs/promises'
@@ -16,6 +16,7 @@ import { fuzz } from './fuzz.ts'
 import { handEdits } from './hand-edits.ts'
 import { cleanUpNow } from './harness.ts'
 import { killStorm } from './kill-storm.ts'
+import { lockContention } from './lock-contention.ts'
 import { lockInterleavings } from './lock-interleavings.ts'
 import { postgresHosts } from './postgres-hosts.ts'
 import { failed, table, verdict, type Row } from './report.ts'
@@ -35,6 +36,7 @@ const scenarios: Scenario[] = [
   { id: 'kill-storm', title: 'kill storm', seconds: { quick: 12, full: 100 }, run: killStorm },
   { id: 'hand-edits', title: 'hand edits', seconds: { quick: 12, full: 90 }, run: handEdits },
   { id: 'lock', title: 'lock interleavings', seconds: { quick: 8, full: 60 }, run: lockInterleavings },
+  { id: 'lock-contention', title: 'lock contention', seconds: { quick: 8, full: 60 }, run: lockContention },
   // Seconds per fault (three faults).
   { id: 'faults', title: 'faults', seconds: { quick: 1, full: 8 }, run: faults },
   { id: 'fuzz', title: 'fuzz', seconds: { quick: 8, full: 40 }, run: fuzz },

@@ -1,5 +1,5 @@
 /**
- * Usage: locker.ts <lockPath> <file> <markerDir> <timeoutMs> <selfKillChance> <safetyMs>
+ * Usage: locker.ts <lockPath> <file> <markerDir> <timeoutMs> <selfKillChance> <safetyMs> [<holdMs>]
  *
  * Takes the document lock directly (`acquireLock`) in a loop, with a random
  * 0-3 ms delay at every step of the protocol, and with <selfKillChance> per
@@ -7,8 +7,10 @@
  * claims `<markerDir>/critical` exclusively (a hard link of its own record,
  * so the marker always names a whole owner): finding it held by a live
  * process is a mutual-exclusion violation; held by a dead one, it is the
- * leftover of a holder killed inside the section. Prints `ready`, then per
- * event `acq`, `violation <what>`, `stale-marker`, `stuck <message>`,
+ * leftover of a holder killed inside the section. With <holdMs> it contends
+ * instead: no delays at the steps, no pause between acquisitions, and it holds
+ * the section for 0-<holdMs> ms (a busy writer). Prints `ready`, then per
+ * event `acq <ms waited>`, `violation <what>`, `stale-marker`, `stuck <message>`,
  * `error <code> <message>`, `selfkill <step>`; `done` after `stop`.
  */
 import { randomBytes } from 'node:crypto'
@@ -18,11 +20,13 @@ import { acquireLock, type LockStep } from '../../../packages/settings/settings-
 import { currentOwner, isOwnerGone, parseOwner } from '../../../packages/settings/settings-file/src/owner.ts'
 import { between, emit, errorCode, exitEventually, fail, sleep, stopSignal } from './common.ts'
 
-const [lockPath, file, markerDir, timeoutText, chanceText, safetyText] = process.argv.slice(2)
+const [lockPath, file, markerDir, timeoutText, chanceText, safetyText, holdText] = process.argv.slice(2)
 if (!lockPath || !file || !markerDir || !timeoutText || !chanceText || !safetyText) fail(new Error('usage: locker.ts <lockPath> <file> <markerDir> <timeoutMs> <selfKillChance> <safetyMs>'))
 exitEventually(Number(safetyText))
 const { stopping } = stopSignal()
 const selfKillChance = Number(chanceText)
+const contending = holdText !== undefined
+const holdMs = contending ? Number(holdText) : 2
 const marker = join(markerDir, 'critical')
 
 /** This process's record, written once outside the lock; the marker is a link of it. */
@@ -34,6 +38,7 @@ async function step(name: LockStep): Promise<void> {
     emit('selfkill', name)
     process.kill(process.pid, 'SIGKILL')
   }
+  if (contending) return
   const delay = between(0, 3)
   await (delay ? sleep(delay) : new Promise<void>((resolve) => setImmediate(resolve)))
 }
@@ -74,7 +79,8 @@ try {
   await writeFile(record, JSON.stringify(me))
   emit('ready')
   while (!stopping()) {
-    await sleep(between(0, 5))
+    if (!contending) await sleep(between(0, 5))
+    const asked = performance.now()
     let lock
     try {
       lock = await acquireLock(lockPath, { timeoutMs: Number(timeoutText), file, step })
@@ -85,9 +91,9 @@ try {
     }
     try {
       if (!(await lock.holds())) emit('violation', 'the lock file does not hold this acquisition right after acquireLock')
-      emit('acq')
+      emit('acq', Math.round(performance.now() - asked))
       if (await enter()) {
-        await sleep(between(0, 2))
+        await sleep(between(0, holdMs))
         await leave()
       }
     } finally {

@@ -37,13 +37,14 @@ export interface Swept {
 
 /**
  * Remove from `directory` the leftovers of writers that died: temp files of
- * `documentBase` and of its lock whose writer is certainly gone, old anonymous
+ * `documentBase` and of its lock (and its claims and next-turn reservation) whose writer is certainly gone, old anonymous
  * temp files, and (only when `holdingLock`) every claim of the lock, which
  * nobody needs while a live writer holds it.
  */
 export async function sweepLeftovers(directory: string, documentBase: string, holdingLock: boolean, facts: HostFacts = hostFacts(), alsoOurs: readonly string[] = []): Promise<Swept> {
   const lockBase = `${documentBase}.lock`
-  const ours = (base: string) => base === documentBase || base === lockBase || base.startsWith(`${lockBase}.claim-`) || alsoOurs.includes(base)
+  const ours = (base: string) =>
+    base === documentBase || base === lockBase || base === `${lockBase}.next` || base.startsWith(`${lockBase}.claim-`) || alsoOurs.includes(base)
   const tag = hostTag(facts)
   const swept: Swept = { temps: [], claims: [] }
   // Synchronous: a document's folder holds a handful of names, and this runs on every write.

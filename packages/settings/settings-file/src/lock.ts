@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, fstatSync, linkSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { closeSync, fstatSync, linkSync, readFileSync, renameSync, rmSync, utimesSync } from 'node:fs'
 import { SettingsLockTimeoutError } from './errors.ts'
 import { currentOwner, hostFacts, isOwnerGone, parseOwner, type LockOwner } from './owner.ts'
 import { writeSmallTemp } from './atomic.ts'
@@ -20,10 +20,18 @@ import { openIfPresent } from './version.ts'
  *   used twice, so a late claimant of a record already replaced gives up. A
  *   claim whose claimant died is itself taken over the same way.
  * - **release**: remove the lock if it still holds this acquisition's record.
+ * - **next turn** (fairness, not exclusion): a writer that has waited a while
+ *   creates `<lock>.next` holding its record, exclusively; while that file names
+ *   a live waiter, every other writer leaves a free lock alone, so a process
+ *   that releases and retakes the lock in a loop cannot starve the others.
+ *   The waiter drops it once it holds the lock (or gives up). A reservation of
+ *   a dead waiter, or one not renewed for a second (a stopped process), is
+ *   removed by whoever finds it. Reservations never decide who may enter the
+ *   lock, so a race on one can only cost a turn, never exclusion.
  */
 
 /** A step of the lock protocol, named for tests that inject delays, failures or kills between steps. */
-export type LockStep = 'write-record' | 'link' | 'drop-temp' | 'inspect' | 'claim' | 'verify' | 'replace' | 'drop-claim' | 'release'
+export type LockStep = 'write-record' | 'link' | 'drop-temp' | 'inspect' | 'claim' | 'verify' | 'replace' | 'drop-claim' | 'release' | 'reserve' | 'unreserve'
 
 /** Options of {@link acquireLock}. */
 export interface LockOptions {
@@ -61,6 +69,16 @@ interface Entry {
 }
 
 const DEFAULT_GRACE_MS = 2000
+/** A writer that has waited this long on a held lock reserves the next turn. */
+const RESERVE_AFTER_MS = 50
+/** A reservation not renewed for this long is ignored and removed: its waiter is stopped, not waiting. */
+const TURN_EXPIRY_MS = 1000
+/** How often a waiter holding the next turn renews its reservation. */
+const TURN_RENEW_MS = 250
+/** How often a waiter holding the next turn looks at the lock: the others wait on it. */
+const TURN_POLL_MS = 1
+/** Longest pause between two looks of a waiter without the turn. */
+const MAX_POLL_MS = 25
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
 /** Remove a file this acquirer made (a temp, its own record), ignoring a failure: it is swept later. */
@@ -104,9 +122,12 @@ class LockProtocol {
     }
   }
 
-  /** Read what `path` holds now, or `undefined` when it does not exist (synchronous: a lock file is a few bytes). */
-  async inspect(path: string): Promise<Entry | undefined> {
-    await this.step('inspect', path)
+  /**
+   * Read what `path` holds now, or `undefined` when it does not exist (synchronous: a lock file is a few bytes).
+   * A `quiet` look skips the step hook: it only reads, and only decides whether to wait.
+   */
+  async inspect(path: string, quiet = false): Promise<Entry | undefined> {
+    if (!quiet) await this.step('inspect', path)
     const fd = openIfPresent(path)
     if (fd === undefined) return undefined
     try {
@@ -167,26 +188,102 @@ class LockProtocol {
     const entry = await this.inspect(path).catch(() => undefined)
     if (entry?.id === this.owner.nonce) removeQuietly(path)
   }
+
+  /**
+   * Whose turn is next by the reservation at `path`: this acquisition's, nobody's, or
+   * another live waiter's. Renews this acquisition's reservation, and removes one whose
+   * waiter is gone or stopped renewing it (if another waiter's new reservation is removed
+   * instead in a race, that waiter only reserves again).
+   */
+  async turn(path: string): Promise<'ours' | 'open' | 'theirs'> {
+    const entry = await this.inspect(path, true).catch(() => undefined)
+    if (!entry) return 'open'
+    if (entry.id === this.owner.nonce) {
+      if (entry.ageMs >= TURN_RENEW_MS) renew(path)
+      return 'ours'
+    }
+    if (!this.abandoned(entry) && entry.ageMs <= TURN_EXPIRY_MS) return 'theirs'
+    const now = await this.inspect(path, true).catch(() => undefined)
+    if (now?.id === entry.id) removeQuietly(path)
+    return 'open'
+  }
+
+  /** Reserve the next turn at `path`; false when another waiter holds it. */
+  async reserve(path: string): Promise<boolean> {
+    await this.step('reserve', path)
+    return this.createExclusive(path)
+  }
+
+  /** Drop this acquisition's reservation at `path`, if it still holds it. */
+  async unreserve(path: string): Promise<void> {
+    await this.step('unreserve', path)
+    const entry = await this.inspect(path, true).catch(() => undefined)
+    if (entry?.id === this.owner.nonce) removeQuietly(path)
+  }
+}
+
+/** Mark a reservation as still wanted (its mtime is its age); a reservation already gone needs nothing. */
+function renew(path: string): void {
+  try {
+    const now = new Date()
+    utimesSync(path, now, now)
+  } catch {}
 }
 
 /**
  * Take the lock file at `lockPath`, waiting while a live owner holds it and
- * taking over one whose owner is certainly gone (see the protocol above).
+ * taking over one whose owner is certainly gone (see the protocol above). A
+ * writer that waits reserves the next turn, so waiting ends in a bounded number
+ * of turns however busy the others are.
  * @throws {SettingsLockTimeoutError} naming the document and the owner found, after `timeoutMs`.
  */
 export async function acquireLock(lockPath: string, options: LockOptions): Promise<HeldLock> {
   const protocol = new LockProtocol(options)
-  const deadline = Date.now() + options.timeoutMs
+  const turnPath = `${lockPath}.next`
+  const started = Date.now()
+  const deadline = started + options.timeoutMs
   let delay = 2
-  for (;;) {
-    if (await protocol.createExclusive(lockPath)) return heldLock(protocol, lockPath)
-    const entry = await protocol.inspect(lockPath)
-    if (!entry) continue // released between our attempt and the look: try again at once
-    if (protocol.abandoned(entry) && (await protocol.takeOver(lockPath, entry))) return heldLock(protocol, lockPath)
-    if (Date.now() >= deadline) throw new SettingsLockTimeoutError(options.file, entry.owner, options.timeoutMs)
-    await sleep(Math.min(delay, Math.max(1, deadline - Date.now())))
-    delay = Math.min(delay * 2, 25)
+  let reserved = false
+  try {
+    for (;;) {
+      const turn = await protocol.turn(turnPath)
+      // Our reservation was judged stale (this process was stopped): wait as any other writer.
+      if (turn !== 'ours') reserved = false
+      const entry = turn === 'theirs' ? undefined : await attempt(protocol, lockPath, turn === 'ours')
+      if (entry === 'taken') return heldLock(protocol, lockPath)
+      if (entry === 'released') continue // released between our attempt and the look: try again at once
+      if (Date.now() >= deadline) {
+        const owner = (entry ?? (await protocol.inspect(lockPath, true).catch(() => undefined)))?.owner
+        throw new SettingsLockTimeoutError(options.file, owner, options.timeoutMs)
+      }
+      // A reservation that cannot be written (a full disk) only costs fairness: keep waiting without one.
+      if (turn === 'open' && Date.now() - started >= RESERVE_AFTER_MS) reserved = await protocol.reserve(turnPath).catch(() => false)
+      const pause = reserved ? TURN_POLL_MS : delay
+      await sleep(Math.min(pause, Math.max(1, deadline - Date.now())))
+      delay = Math.min(delay * 2, MAX_POLL_MS)
+    }
+  } finally {
+    // After taking the lock (or giving up): dropping it first would let another writer in before us.
+    // A failure here must not lose a lock already taken: a reservation left behind expires on its own.
+    if (reserved) await protocol.unreserve(turnPath).catch(() => {})
   }
+}
+
+/**
+ * One attempt at the lock: `taken`, `released` (gone by the time we looked), or what
+ * holds it. A waiter holding the next turn polls often, so it looks before it
+ * tries: a live owner's lock is not worth a temp file and a link.
+ */
+async function attempt(protocol: LockProtocol, lockPath: string, polling: boolean): Promise<Entry | 'taken' | 'released'> {
+  if (polling) {
+    const held = await protocol.inspect(lockPath, true)
+    if (held && !protocol.abandoned(held)) return held
+  }
+  if (await protocol.createExclusive(lockPath)) return 'taken'
+  const entry = await protocol.inspect(lockPath)
+  if (!entry) return 'released'
+  if (protocol.abandoned(entry) && (await protocol.takeOver(lockPath, entry))) return 'taken'
+  return entry
 }
 
 function heldLock(protocol: LockProtocol, lockPath: string): HeldLock {

@@ -22,7 +22,7 @@ import { SettingsLockTimeoutError } from 'dsh-settings-file'
 import { sweepLeftovers } from '../src/leftovers.ts'
 import { acquireLock, type HeldLock, type LockOptions, type LockStep } from '../src/lock.ts'
 import { currentOwner, processStartTime, type LockOwner } from '../src/owner.ts'
-import { endChildren } from 'dsh-testing'
+import { endChildren, eventually } from 'dsh-testing'
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
 const childScript = (name: string) => fileURLToPath(new URL(`./children/${name}.ts`, import.meta.url))
@@ -622,6 +622,168 @@ async function describeLeft(f: Fixture, childPid: number, planted: { stale?: Loc
   }
   return described.sort()
 }
+
+describe('taking turns: a waiter reserves the next turn', () => {
+  const turnPath = (f: Fixture) => `${f.lockPath}.next`
+  /** A record of this (live) process under another acquisition's nonce: a waiter that is certainly alive. */
+  const liveWaiter = (nonce: string): LockOwner => ({ ...currentOwner(), nonce })
+
+  it('gets in within a few turns of a writer that releases and retakes the lock in a loop', async (context) => {
+    const f = await fixture(context)
+    // The hog retakes the lock in the same microtask run that released it, so without turns a waiter
+    // whose timer fires while it holds the lock would never see it free.
+    let hogTurns = 0
+    let waiterIn = false
+    const hog = (async () => {
+      while (!waiterIn && hogTurns < 200) {
+        const lock = await acquireLock(f.lockPath, f.options(10_000))
+        hogTurns++
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        await lock.release()
+      }
+    })()
+    await eventually(() => expect(hogTurns).toBeGreaterThan(0))
+    const startTurns = hogTurns
+    const waiter = await acquireLock(f.lockPath, f.options(10_000))
+    waiterIn = true
+    const turnsWaited = hogTurns - startTurns
+    await waiter.release()
+    await hog
+    // 50 ms of waiting (10 hog turns of 5 ms) before it reserves, then the hog's next acquisition yields.
+    expect(turnsWaited).toBeLessThan(30)
+    expect(hogTurns).toBeLessThan(200)
+    expect(await f.listing()).toEqual([])
+  })
+
+  it('leaves a free lock alone while a live waiter holds the next turn, and takes it once that turn is stale', async (context) => {
+    const f = await fixture(context)
+    await f.plant(liveWaiter('0ffe12'), turnPath(f))
+    const error = await timeoutOf(acquireLock(f.lockPath, f.options(200)))
+    expect(existsSync(f.lockPath)).toBe(false)
+    expect(error.message).toContain('an unknown owner')
+    expect((await f.readRecord(turnPath(f))).nonce).toBe('0ffe12')
+    // A reservation not renewed for over a second belongs to a waiter that is not waiting (a stopped process).
+    const then = new Date(Date.now() - 1500)
+    await utimes(turnPath(f), then, then)
+    const lock = await f.take(0)
+    expect(await lock.holds()).toBe(true)
+    expect(await f.listing()).toEqual(['settings.yaml.lock'])
+  })
+
+  it('removes the reservation of a dead waiter and takes the lock at once', async (context) => {
+    const f = await fixture(context)
+    await f.plant(await deadRecord(f, 'dead0003'), turnPath(f))
+    const lock = await f.take(0)
+    expect(await lock.holds()).toBe(true)
+    expect(await f.listing()).toEqual(['settings.yaml.lock'])
+  })
+
+  it('keeps its turn while the holder takes longer than a reservation lives, and goes before a later writer', async (context) => {
+    const f = await fixture(context)
+    const holder = await f.take()
+    const order: string[] = []
+    const waiter = acquireLock(f.lockPath, f.options(10_000)).then((lock) => (order.push('waiter'), lock))
+    await eventually(() => expect(existsSync(turnPath(f))).toBe(true))
+    const reservation = (await f.readRecord(turnPath(f))).nonce
+    // Past the one second a reservation lives without renewal: the waiter renews it.
+    await new Promise((resolve) => setTimeout(resolve, 1400))
+    expect(Date.now() - (await stat(turnPath(f))).mtimeMs).toBeLessThan(1000)
+    expect((await f.readRecord(turnPath(f))).nonce).toBe(reservation)
+    const later = acquireLock(f.lockPath, f.options(10_000)).then((lock) => (order.push('later'), lock))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await holder.release()
+    const first = await waiter
+    expect(first.owner.nonce).toBe(reservation)
+    // Holding the lock, the waiter has dropped its turn; the later writer waits for the lock itself.
+    expect(existsSync(turnPath(f))).toBe(false)
+    await first.release()
+    await (await later).release()
+    expect(order).toEqual(['waiter', 'later'])
+    expect(await f.listing()).toEqual([])
+  })
+
+  it('keeps waiting when its reservation cannot be written, and keeps the lock it took when dropping the reservation fails', async (context) => {
+    const f = await fixture(context)
+    for (const failing of ['reserve', 'unreserve'] as const) {
+      const holder = await f.take()
+      let failed = 0
+      const waiter = acquireLock(f.lockPath, {
+        ...f.options(10_000),
+        step: (step) => {
+          if (step === failing) {
+            failed++
+            throw enospc()
+          }
+        },
+      })
+      // It has tried to reserve (and failed), or has reserved and drops it only once it holds the lock.
+      await eventually(() => expect(failing === 'reserve' ? failed > 0 : existsSync(turnPath(f))).toBe(true))
+      await holder.release()
+      const lock = await waiter
+      if (failing === 'unreserve') expect(failed).toBe(1)
+      expect(await lock.holds()).toBe(true)
+      await lock.release()
+      // A reservation it could not drop is its own, and expires; the next acquirer clears it once stale.
+      if (existsSync(turnPath(f))) {
+        const then = new Date(Date.now() - 1500)
+        await utimes(turnPath(f), then, then)
+        await (await f.take(0)).release()
+      }
+      expect(await f.listing()).toEqual([])
+    }
+  })
+
+  it('drops its reservation when it gives up', async (context) => {
+    const f = await fixture(context)
+    const holder = await f.take()
+    let reserved = false
+    await timeoutOf(
+      acquireLock(f.lockPath, {
+        ...f.options(300),
+        step: (step) => {
+          if (step === 'reserve') reserved = true
+        },
+      }),
+    )
+    expect(reserved).toBe(true)
+    expect(await f.listing()).toEqual(['settings.yaml.lock'])
+    await holder.release()
+  })
+
+  it.concurrent.for<[string, number, string]>([
+    ['reserve@next', 1, ''],
+    ['link@next', 1, 'next-temp'],
+    ['drop-temp@next', 1, 'next next-temp'],
+    ['unreserve@next', 1, 'lock next'],
+  ])('a waiter SIGKILLed at %s #%i leaves what the next acquirer clears: the lock at once, nothing after the sweep', async ([killAt, nth, left], context) => {
+    const { expect } = context
+    const f = await fixture(context)
+    const holder = await f.take()
+    const child = startChild(f, 'lock-step-killer', [f.lockPath, f.file, killAt, String(nth)])
+    const reserving = killAt.startsWith('unreserve')
+    // The child waits on the held lock; once it has a turn (or died getting one), the holder lets go.
+    await eventually(async () => {
+      if (reserving) expect(existsSync(`${f.lockPath}.next`)).toBe(true)
+      else expect(await Promise.race([child.exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 10))])).toBe(true)
+    })
+    await holder.release()
+    expect(await child.exited, child.stderr()).toEqual({ code: null, signal: 'SIGKILL' })
+    const kinds = (await f.listing()).map((name) => {
+      if (name === 'settings.yaml.lock') return 'lock'
+      if (name === 'settings.yaml.lock.next') return 'next'
+      const temp = TEMP.exec(name)
+      if (temp?.[1] === 'settings.yaml.lock.next' && Number(temp[3]) === child.pid) return 'next-temp'
+      return `other:${name}`
+    })
+    expect(kinds.sort()).toEqual(left.split(' ').filter(Boolean).sort())
+    const lock = await f.take(0)
+    expect(await lock.holds()).toBe(true)
+    await sweepLeftovers(f.dir, 'settings.yaml', true)
+    expect(await f.listing()).toEqual(['settings.yaml.lock'])
+    await lock.release()
+    expect(await f.listing()).toEqual([])
+  })
+})
 
 describe('a process SIGKILLed at each step of the protocol', () => {
   it.concurrent.for(Object.keys(KILL_PATHS) as KillPath[])('meets the steps listed for the %s path, and leaves nothing when it is not killed', async (path, context) => {
