@@ -4,7 +4,7 @@
  * that are always removed, and small timing helpers.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { readdir } from 'node:fs/promises'
+import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -103,6 +103,14 @@ const mounts = new Set<string>()
 /** A fresh temp directory (realpath'd, so it compares equal to the provider's canonical paths). */
 export async function tempDir(name: string): Promise<string> {
   return temps.create(name)
+}
+
+/** A temp directory for the lock scenarios: the document path its lock guards, and the lockers' marker folder. */
+export async function lockWorkspace(name: string): Promise<{ dir: string; file: string; markerDir: string }> {
+  const dir = await tempDir(name)
+  const markerDir = join(dir, 'markers')
+  await mkdir(markerDir)
+  return { dir, file: join(dir, 'settings.yaml'), markerDir }
 }
 
 /** Remove one temp directory now. */

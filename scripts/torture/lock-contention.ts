@@ -7,9 +7,7 @@
  * starved writer; the figures show the longest wait and how evenly the
  * processes were served.
  */
-import { mkdir } from 'node:fs/promises'
-import { join } from 'node:path'
-import { CHILD_SAFETY_MS, removeTemp, sleep, spawnChild, strayFiles, tempDir, type Child } from './harness.ts'
+import { CHILD_SAFETY_MS, lockWorkspace, removeTemp, sleep, spawnChild, strayFiles, type Child } from './harness.ts'
 import type { Row } from './report.ts'
 
 const PROCESSES = 8
@@ -18,10 +16,7 @@ const HOLD_MS = 20
 
 /** Run the contention for `seconds`; one row. */
 export async function lockContention(seconds: number): Promise<Row[]> {
-  const dir = await tempDir('lock-contention')
-  const file = join(dir, 'settings.yaml')
-  const markerDir = join(dir, 'markers')
-  await mkdir(markerDir)
+  const { dir, file, markerDir } = await lockWorkspace('lock-contention')
   const waits: number[] = []
   const served = Array.from({ length: PROCESSES }, () => 0)
   const counts = { violations: 0, starved: 0, errors: 0, crashes: 0 }

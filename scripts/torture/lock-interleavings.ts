@@ -6,11 +6,9 @@
  * acquirer that times out is stuck. At the end this process takes the lock
  * once more, sweeps what the dead left, and nothing but the marker folder may remain.
  */
-import { mkdir } from 'node:fs/promises'
-import { join } from 'node:path'
 import { acquireLock } from '../../packages/settings/settings-file/src/lock.ts'
 import { sweepLeftovers } from '../../packages/settings/settings-file/src/leftovers.ts'
-import { between, CHILD_SAFETY_MS, removeTemp, sleep, spawnChild, strayFiles, tempDir, type Child } from './harness.ts'
+import { between, CHILD_SAFETY_MS, lockWorkspace, removeTemp, sleep, spawnChild, strayFiles, type Child } from './harness.ts'
 import type { Row } from './report.ts'
 
 const PROCESSES = 4
@@ -20,11 +18,8 @@ const SELF_KILL_CHANCE = 0.003
 
 /** Run the interleavings for `seconds`; one row. */
 export async function lockInterleavings(seconds: number): Promise<Row[]> {
-  const dir = await tempDir('lock')
-  const file = join(dir, 'settings.yaml')
+  const { dir, file, markerDir } = await lockWorkspace('lock')
   const lockPath = `${file}.lock`
-  const markerDir = join(dir, 'markers')
-  await mkdir(markerDir)
   const counts = { acquisitions: 0, kills: 0, selfKills: 0, restarts: 0, violations: 0, stuck: 0, staleMarkers: 0, errors: 0, crashes: 0 }
   const selfKillSteps: Record<string, number> = {}
   const notes: string[] = []
