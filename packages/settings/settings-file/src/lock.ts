@@ -71,7 +71,7 @@ interface Entry {
 const DEFAULT_GRACE_MS = 2000
 /** A writer that has waited this long on a held lock reserves the next turn. */
 const RESERVE_AFTER_MS = 50
-/** A reservation not renewed for this long is ignored and removed: its waiter is stopped, not waiting. */
+/** A reservation not renewed for this long (or dated this far ahead) is ignored and removed: its waiter is stopped, not waiting. */
 const TURN_EXPIRY_MS = 1000
 /** How often a waiter holding the next turn renews its reservation. */
 const TURN_RENEW_MS = 250
@@ -202,7 +202,8 @@ class LockProtocol {
       if (entry.ageMs >= TURN_RENEW_MS) renew(path)
       return 'ours'
     }
-    if (!this.abandoned(entry) && entry.ageMs <= TURN_EXPIRY_MS) return 'theirs'
+    // An mtime far in the future (another host's clock) must not hold everyone back until that time comes.
+    if (!this.abandoned(entry) && Math.abs(entry.ageMs) <= TURN_EXPIRY_MS) return 'theirs'
     const now = await this.inspect(path, true).catch(() => undefined)
     if (now?.id === entry.id) removeQuietly(path)
     return 'open'

@@ -670,6 +670,16 @@ describe('taking turns: a waiter reserves the next turn', () => {
     expect(await f.listing()).toEqual(['settings.yaml.lock'])
   })
 
+  it('ignores a reservation dated far ahead (a clock that runs ahead), which would otherwise hold every writer back until then', async (context) => {
+    const f = await fixture(context)
+    await f.plant(liveWaiter('0ffe13'), turnPath(f))
+    const ahead = new Date(Date.now() + 3_600_000)
+    await utimes(turnPath(f), ahead, ahead)
+    const lock = await f.take(0)
+    expect(await lock.holds()).toBe(true)
+    expect(await f.listing()).toEqual(['settings.yaml.lock'])
+  })
+
   it('removes the reservation of a dead waiter and takes the lock at once', async (context) => {
     const f = await fixture(context)
     await f.plant(await deadRecord(f, 'dead0003'), turnPath(f))
