@@ -21,7 +21,7 @@ import { currentOwner, isOwnerGone, parseOwner } from '../../../packages/setting
 import { between, emit, errorCode, exitEventually, fail, sleep, stopSignal } from './common.ts'
 
 const [lockPath, file, markerDir, timeoutText, chanceText, safetyText, holdText] = process.argv.slice(2)
-if (!lockPath || !file || !markerDir || !timeoutText || !chanceText || !safetyText) fail(new Error('usage: locker.ts <lockPath> <file> <markerDir> <timeoutMs> <selfKillChance> <safetyMs>'))
+if (!lockPath || !file || !markerDir || !timeoutText || !chanceText || !safetyText) fail(new Error('usage: locker.ts <lockPath> <file> <markerDir> <timeoutMs> <selfKillChance> <safetyMs> [<holdMs>]'))
 exitEventually(Number(safetyText))
 const { stopping } = stopSignal()
 const selfKillChance = Number(chanceText)

@@ -37,9 +37,10 @@ export interface Swept {
 
 /**
  * Remove from `directory` the leftovers of writers that died: temp files of
- * `documentBase` and of its lock (and its claims and next-turn reservation) whose writer is certainly gone, old anonymous
- * temp files, and (only when `holdingLock`) every claim of the lock, which
- * nobody needs while a live writer holds it.
+ * `documentBase`, of its lock, of the lock's claims and of its next-turn
+ * reservation whose writer is certainly gone, old anonymous temp files, and
+ * (only when `holdingLock`) every claim of the lock, which nobody needs while
+ * a live writer holds it.
  */
 export async function sweepLeftovers(directory: string, documentBase: string, holdingLock: boolean, facts: HostFacts = hostFacts(), alsoOurs: readonly string[] = []): Promise<Swept> {
   const lockBase = `${documentBase}.lock`
