@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { appendFileSync, chmodSync, constants, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, constants, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { copyFile } from 'node:fs/promises'
 import { basename, extname, join } from 'node:path'
 
@@ -83,7 +83,7 @@ export class DocumentHistory {
 
   /** Drop an entry that turned out not to be a replaced version. */
   discard(entry: string): void {
-    removeFile(entry)
+    rmSync(entry, { force: true })
   }
 
   /** The journal of this host's writes: one JSON line per stored document, with a digest of its text and who made it. */
@@ -188,22 +188,10 @@ export class DocumentHistory {
     let removed = 0
     for (const [index, entry] of entries.entries()) {
       if (index >= excess && entry.replacedAt.getTime() >= oldest) continue
-      removeFile(entry.path)
+      rmSync(entry.path, { force: true })
       removed++
     }
     return removed
-  }
-}
-
-/**
- * Remove one file, ignoring one already gone (another writer pruned it). A plain
- * `unlink`: `rmSync` walks its directory-removal path first, several times the cost.
- */
-function removeFile(path: string): void {
-  try {
-    unlinkSync(path)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
 }
 
