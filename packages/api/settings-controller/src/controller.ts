@@ -14,7 +14,7 @@ import {
 } from 'dsh-settings'
 import { absent, checkPresetId, checkSignal } from './boundary.ts'
 import { resolveConfig, SettingsControllerConfig, type ResolvedConfig } from './config.ts'
-import { cancelled, internal, invalid, noProvider, rejected, toRemoteError, unavailable, type SectionFacts } from './errors.ts'
+import { cancelled, internal, invalid, noProvider, providerStarting, rejected, toRemoteError, unavailable, type SectionFacts } from './errors.ts'
 import { runOpener } from './opener.ts'
 import { findPreset } from './presets.ts'
 import type {
@@ -43,7 +43,7 @@ function optionalScope(scope: unknown): SettingsScopeId | undefined {
   return given === undefined ? undefined : settingsScopeId(given)
 }
 
-/** A descriptor as the wire sees it: redacted, with `secrets` always present. */
+/** A descriptor as the wire sees it: redacted (`undeclared` keys as paths only), with `secrets` always present. */
 function toView(descriptor: SettingsDescriptor): SettingsNamespaceView {
   return { ...descriptor, secrets: descriptor.secrets ?? [] }
 }
@@ -90,8 +90,10 @@ export class SettingsController extends Service {
   /** The mounted settings service, looked up per call because it may come and go. */
   private provider(): SettingsProvider {
     const settings: SettingsProvider | undefined = this.registry.get('settings')
-    if (!settings) throw noProvider()
-    return settings
+    if (settings) return settings
+    // Mounted but not started (a database it cannot reach yet) is not "no provider": say what holds it up.
+    const starting: SettingsProvider | undefined = this.registry.get('settings', false)
+    throw starting ? providerStarting(starting.startFailure) : noProvider()
   }
 
   /**
@@ -99,7 +101,9 @@ export class SettingsController extends Service {
    * scope or one named scope (an agent preset's `preset/<id>`). Values, the
    * `base`, `user` and `inherited` layers and the schema envelope all arrive
    * with their secrets removed; each view lists its secret slots in `secrets`
-   * so a page can offer write-only inputs.
+   * so a page can offer write-only inputs. Keys the schema does not declare
+   * arrive as paths in `undeclared` (per layer, each a `mutate` unset path),
+   * never with their values.
    * @param scope - the named scope to describe; the global scope when omitted or `null`.
    * @returns whether the provider is writable, whether it keeps a local document,
    *   one redacted view per namespace kind in registration order, and every
@@ -279,7 +283,8 @@ export class SettingsController extends Service {
 
   /**
    * What changed from a kept version to the current document, redacted:
-   * plain fields with both values, secrets only as `set`, `changed` or `unset`.
+   * plain fields with both values; secrets and keys the schema does not declare
+   * only as `set`, `changed` or `unset`.
    * @throws {RemoteError} as for {@link history}, and `settings/rejected` for an unknown version.
    */
   async compare(versionId: string): Promise<SettingsCompareValue> {

@@ -93,6 +93,16 @@ export function noProvider(): RemoteError {
 }
 
 /**
+ * The error every call answers while the settings provider is mounted but has
+ * not started: its last start failure's message (it names the store, never
+ * its content) and code as `details.reason`, or that it is still starting.
+ */
+export function providerStarting(failure: SettingsStoreError | undefined): RemoteError {
+  if (!failure) return unavailable('the settings provider is still starting')
+  return unavailable(`the settings provider has not started yet, and keeps trying: ${failure.message}`, { reason: failure.code })
+}
+
+/**
  * `details` for one section: `scope` is left out for the global section
  * rather than sent as `undefined`, and the section is left out altogether
  * when the call never named a valid one (a malformed namespace).

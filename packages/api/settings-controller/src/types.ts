@@ -56,7 +56,7 @@ export interface SettingsHistoryValue {
 export interface SettingsCompareValue {
   /** The version compared. */
   version: string
-  /** Per section: plain fields with their values, secrets as `set`/`changed`/`unset` only. */
+  /** Per section: plain fields with their values; secrets and undeclared keys as `set`/`changed`/`unset` only. */
   sections: SettingsSectionDiff[]
 }
 

@@ -17,7 +17,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import { SettingsStoreError, type SettingsTransaction } from 'dsh-settings'
+import { SettingsStoreError, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
 import { boot, plugController, plugProvider, registerKind, remoteFailure, rootContext, type Booted } from './harness.ts'
 
 const Search = Schema.object({
@@ -226,7 +226,7 @@ describe('settings/conflict', () => {
 })
 
 class BrokenStorage extends MemorySettingsProvider {
-  protected override transact(_transaction: SettingsTransaction): Promise<void> {
+  protected override store(_transaction: SettingsTransaction): Promise<SettingsStoreResult> {
     return Promise.reject(new Error('disk on fire at /very/private/place'))
   }
 }
@@ -234,7 +234,7 @@ class BrokenStorage extends MemorySettingsProvider {
 /** A store that refuses every write with `error`. */
 function refusingStore(error: SettingsStoreError) {
   return class RefusingStore extends MemorySettingsProvider {
-    protected override transact(_transaction: SettingsTransaction): Promise<void> {
+    protected override store(_transaction: SettingsTransaction): Promise<SettingsStoreResult> {
       return Promise.reject(error)
     }
   }

@@ -219,7 +219,7 @@ export class FakeRemoteServer extends Service {
  * event the controller forwards is kept; its fiber goes into `fibers` for the
  * test to dispose.
  */
-export async function plugServer(b: Booted, fibers: Fiber[]): Promise<{ server: FakeRemoteServer; fiber: Fiber }> {
+export async function plugServer(b: Pick<Booted, 'root'>, fibers: Fiber[]): Promise<{ server: FakeRemoteServer; fiber: Fiber }> {
   const fiber = b.root.plugin(FakeRemoteServer)
   await fiber
   fibers.push(fiber)

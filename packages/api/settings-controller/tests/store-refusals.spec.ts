@@ -11,7 +11,7 @@ import type { Context, Fiber } from 'cordis'
 import Schema from 'schemastery'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import FileSettingsProvider from 'dsh-settings-file'
-import { SettingsStoreError, type SettingsTransaction } from 'dsh-settings'
+import { SettingsStoreError, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import type { SettingsController } from '../src/index.ts'
 import { plugController, plugProvider, registerKind, remoteFailure, rootContext, tempDir, type LogLine } from './harness.ts'
@@ -27,7 +27,7 @@ afterEach(async () => {
 /** A store that refuses every write with `error`. */
 function refusingStore(error: Error) {
   return class RefusingStore extends MemorySettingsProvider {
-    protected override transact(_transaction: SettingsTransaction): Promise<void> {
+    protected override store(_transaction: SettingsTransaction): Promise<SettingsStoreResult> {
       return Promise.reject(error)
     }
   }
@@ -120,7 +120,11 @@ describe('dsh-settings-file behind the controller', () => {
     await writeFile(file, '# mine\nsearch:\n  engine: bing\n')
     const long = 'k'.repeat(1100)
     const view = await controller.update('search', { nested: { '<<': { x: 1 } }, [long]: 1 })
-    expect(view.value).toMatchObject({ nested: { '<<': { x: 1 } }, [long]: 1 })
+    // Neither key is declared by the schema: the view names them, and the document holds them.
+    expect(view.undeclared).toEqual([
+      { path: ['nested'], layer: 'global' },
+      { path: [long], layer: 'global' },
+    ])
     const text = await readFile(file, 'utf8')
     expect(text).toBe(`# mine\nsearch:\n  engine: bing\n  nested:\n    "<<":\n      x: 1\n  ? ${long}\n  : 1\n`)
   })

@@ -6,7 +6,7 @@
  */
 import { describe, expectTypeOf, it } from 'vitest'
 import type { RemoteServices } from 'dsh-remote'
-import type { SettingsNamespaceView } from 'dsh-settings'
+import type { SettingsFieldChange, SettingsNamespaceView, SettingsUndeclaredKey } from 'dsh-settings'
 import type {
   AgentPresetDirectoryOpenValue,
   SettingsDescribeValue,
@@ -45,6 +45,14 @@ describe('SettingsRemote', () => {
     // @ts-expect-error: the signal of openSettingsDocument is the server's to supply
     void (() => remote.openSettingsDocument(new AbortController().signal))
     expectTypeOf(remote.openSettingsDocument).toBeCallableWith()
+  })
+
+  it('every view carries the paths of undeclared keys, and a diff field may say it is one', () => {
+    expectTypeOf<SettingsDescribeValue['namespaces'][number]['undeclared']>().toEqualTypeOf<SettingsUndeclaredKey[]>()
+    expectTypeOf<SettingsUndeclaredKey>().toEqualTypeOf<{ path: string[]; layer: 'base' | 'global' | 'scope' }>()
+    expectTypeOf<SettingsFieldChange['undeclared']>().toEqualTypeOf<true | undefined>()
+    // The path is a mutate path as it stands.
+    expectTypeOf<{ op: 'unset'; path: SettingsUndeclaredKey['path'] }>().toMatchTypeOf<SettingsPathOpView>()
   })
 
   it('types ctx.remote.settings through RemoteServices', () => {

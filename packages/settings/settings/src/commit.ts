@@ -5,21 +5,20 @@ import { SettingsProviderContractError } from './errors.ts'
 import type { SettingsEvents } from './events.ts'
 import { sectionLabel } from './ids.ts'
 import { judgeSite, type Judgment } from './judge.ts'
+import type { SettingsSectionChange } from './overlay.ts'
 import type { Instance, Registry } from './registry.ts'
 import type { Revisions } from './revisions.ts'
-import { SettingsSnapshot, versionMap } from './snapshot.ts'
+import { SettingsChanges, SettingsSnapshot, versionMap } from './snapshot.ts'
 import type { SettingsDocument, SettingsUpdateSource } from './types.ts'
 
 /** What a judged write stores and what it makes of each instance it feeds. */
 export interface WriteOutcome {
   /** The section the write stores. */
-  section: Record<string, unknown>
+  section: unknown
   /** Whether it differs from what was stored; an unchanged write commits nothing. */
   changed: boolean
   /** The section's revision once the write is committed. */
   revision: number
-  /** The whole document with this write applied, as the transaction built it (shares every other section). */
-  document: SettingsDocument
   /** Each fed instance's value (or failure) against the written document, as judged before storing. */
   judged: ReadonlyMap<Instance, Judgment>
 }
@@ -29,6 +28,11 @@ export interface WriteOutcome {
  * sections' revisions, and the instances' values derived from it. Outside
  * changes are folded in here, and judged writes committed, in both cases
  * followed by the events they cause.
+ *
+ * The committed document is the seam's own: its root and `scopes` maps are
+ * changed in place, one section at a time, and a section object is never
+ * changed once committed, so a commit costs the sections it changes whatever
+ * the size of the document.
  */
 export class Commits {
   private committed: SettingsDocument = {}
@@ -42,7 +46,7 @@ export class Commits {
     private readonly logger: Logger,
   ) {}
 
-  /** The document as the seam last saw it stored. Shared structure: never mutate it. */
+  /** The document as the seam holds it now: a live view, changed in place by later commits (copy it to keep it). */
   get document(): SettingsDocument {
     return this.committed
   }
@@ -72,63 +76,85 @@ export class Commits {
   }
 
   /**
-   * Make a document the store holds authoritative: announce every section
-   * that changed since the last commit under its new revision, then
-   * re-resolve the instances those sections feed (source `provider`). An
-   * instance that no longer resolves keeps its last good value.
+   * Make what the store holds authoritative: take a change the provider
+   * observed on its own, announce every section that changed under its new
+   * revision, then re-resolve the instances those sections feed (source
+   * `provider`). An instance that no longer resolves keeps its last good value.
    *
-   * With store-owned revisions the input must be a {@link SettingsSnapshot}
-   * (unless it is the committed document itself), and a changed section is
-   * taken only when the store lists it at a version newer than the committed
-   * one: an older or unlisted one is a late echo and keeps what is committed.
-   * @returns the document as committed now.
-   * @throws {SettingsProviderContractError} for a snapshot the provider's kind of revisions cannot take.
+   * The input is the changed sections ({@link SettingsChanges}: only those are
+   * looked at), or a whole document (or {@link SettingsSnapshot}), compared
+   * section by section with the committed one. With store-owned revisions a
+   * changed section is taken only when the store lists it at a version newer
+   * than the committed one: an older or unlisted one is a late echo and keeps
+   * what is committed.
+   * @throws {SettingsProviderContractError} for input the provider's kind of revisions cannot take.
    */
-  observe(input: unknown, invariants: unknown[], options: { transaction?: boolean } = {}): SettingsDocument {
-    const snapshot = input instanceof SettingsSnapshot ? input : undefined
-    const document = snapshot ? snapshot.document : input
+  observe(input: unknown, invariants: unknown[]): void {
     const owned = this.revisions.storeOwned
+    if (input instanceof SettingsChanges) return this.announce(this.takeChanges(input.changes, owned), invariants)
+    const snapshot = input instanceof SettingsSnapshot ? input : undefined
     if (snapshot && !owned) throw new SettingsProviderContractError('the provider handed over store versions, but its load() reported none: load() must answer a SettingsSnapshot for revisions to be the store\'s')
+    if (owned && !snapshot) throw new SettingsProviderContractError('the provider reports store versions: hand the seam a SettingsSnapshot (the document with its versions) or SettingsChanges with versions, not a bare document')
+    const document = snapshot ? snapshot.document : input
     const versions = snapshot ? versionMap(snapshot.versions) : undefined
-    // The document this seam committed last, handed back as it was: nothing changed, nothing to copy or compare.
+    // The seam's own document handed back: nothing changed.
     if (document === this.committed) {
       if (versions) this.raise(versions)
-      return this.committed
+      return
     }
-    if (owned && !versions) throw new SettingsProviderContractError('the provider reports store versions: hand the seam a SettingsSnapshot (the document with its versions), not a bare document')
     const next = this.adopt(document)
-    let changed = changedSections(this.committed, next)
-    if (versions) {
-      const taken: SectionKey[] = []
-      for (const key of changed) {
-        const version = versions.get(sectionId(key.ns, key.scope))
-        if (version !== undefined && version > this.revision(key)) taken.push(key)
-        // Inside a transaction the snapshot is what the store holds now and what the write builds on: keeping the
-        // committed section instead would store it over the store's newer one. That is the provider's bug; say so.
-        else if (options.transaction) {
-          throw new SettingsProviderContractError(
-            `the snapshot handed to apply() changes ${sectionLabel(key.ns, key.scope)} without a store version newer than the committed one: list the version of every section that differs from what the seam last saw`,
-            key,
-          )
-        } else putSection(next, key, getSection(this.committed, key.ns, key.scope))
-      }
-      changed = taken
-      this.raise(versions)
-    }
-    this.committed = next
-    const affected = new Set<Instance>()
-    for (const key of changed) {
+    const taken: SectionKey[] = []
+    for (const key of changedSections(this.committed, next)) {
       const id = sectionId(key.ns, key.scope)
-      const revision = owned ? this.revisions.get(id) : this.revisions.bump(id)
+      const version = versions?.get(id)
+      if (!versions) this.revisions.bump(id)
+      else if (version !== undefined && version > this.revision(key)) this.revisions.set(id, version)
+      // An unlisted or older section is a late echo: what is committed stays.
+      else {
+        putSection(next, key, getSection(this.committed, key.ns, key.scope))
+        continue
+      }
+      taken.push(key)
+    }
+    if (versions) this.raise(versions)
+    this.committed = next
+    this.announce(taken, invariants)
+  }
+
+  /** Put changed sections into the committed document in place; answers the ones that changed what is committed. */
+  private takeChanges(changes: Iterable<SettingsSectionChange>, owned: boolean): SectionKey[] {
+    const taken: SectionKey[] = []
+    for (const change of changes) {
+      const key: SectionKey = change.scope === undefined ? { ns: change.ns } : { ns: change.ns, scope: change.scope }
+      const id = sectionId(key.ns, key.scope)
+      if (owned) {
+        if (change.version === undefined) throw new SettingsProviderContractError(`the provider reports store versions: the change of ${sectionLabel(key.ns, key.scope)} needs its version`, key)
+        const version = versionMap([{ ...key, version: change.version }]).get(id)!
+        // An older or equal version is a late echo of what the seam already holds.
+        if (version <= this.revisions.get(id)) continue
+        this.revisions.set(id, version)
+      }
+      const current = getSection(this.committed, key.ns, key.scope)
+      if (current === change.section || dataEqual(current, change.section)) continue
+      putSection(this.committed, key, change.section)
+      if (!owned) this.revisions.bump(id)
+      taken.push(key)
+    }
+    return taken
+  }
+
+  /** Announce changed sections and settle the instances they feed (source `provider`). */
+  private announce(taken: readonly SectionKey[], invariants: unknown[]): void {
+    const affected = new Set<Instance>()
+    for (const key of taken) {
       const kind = isWellNamed(key) ? this.registry.kinds.get(key.ns) : undefined
       // Announced only for a section something can read: a namespace of a known kind, in a well-formed scope.
       if (!kind) continue
-      this.events.sectionChanged(key, revision, invariants)
+      this.events.sectionChanged(key, this.revision(key), invariants)
       if (key.scope === undefined) kind.instances.forEach((instance) => affected.add(instance))
       else if (kind.instances.has(key.scope)) affected.add(kind.instances.get(key.scope)!)
     }
     for (const instance of affected) this.settle(instance, this.judge(instance), 'provider', invariants)
-    return this.committed
   }
 
   /** Take the store's newer versions; a version never goes back. */
@@ -139,8 +165,7 @@ export class Commits {
   /** Commit one judged write: the section, its revision and announcement, then the values judged for the instances it feeds. */
   commit(key: SectionKey, outcome: WriteOutcome, invariants: unknown[]): void {
     if (!outcome.changed) return
-    // The transaction built this document from the committed one (nothing may commit in between): take it as is.
-    this.committed = outcome.document
+    putSection(this.committed, key, outcome.section)
     this.revisions.set(sectionId(key.ns, key.scope), outcome.revision)
     this.events.sectionChanged(key, outcome.revision, invariants)
     const kind = this.registry.kinds.get(key.ns)

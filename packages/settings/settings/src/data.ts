@@ -67,3 +67,56 @@ export function valueAt(root: unknown, path: readonly (string | number)[]): unkn
   }
   return node
 }
+
+/** A tree of paths to take out: `true` where a path ends. */
+type PathTree = Map<string, PathTree | true>
+
+function pathTree(paths: readonly (readonly string[])[]): PathTree {
+  const root: PathTree = new Map()
+  for (const path of paths) {
+    if (!path.length) continue
+    let node = root
+    for (const [index, segment] of path.entries()) {
+      const known = node.get(segment)
+      if (known === true) break
+      if (index === path.length - 1) node.set(segment, true)
+      else if (known) node = known
+      else node.set(segment, (node = new Map()))
+    }
+  }
+  return root
+}
+
+/**
+ * A copy of `value` without what sits at each of `paths` (an object's key is
+ * deleted, an array's item is removed, later items moving down). Only the
+ * containers on the way to a removed place are copied; the rest is shared
+ * with `value`, which is never changed, so a frozen value may be passed.
+ * A path that leads nowhere is skipped; an empty path removes nothing.
+ */
+export function withoutPaths<T>(value: T, paths: readonly (readonly string[])[]): T {
+  return paths.length ? (takeOut(value, pathTree(paths)) as T) : value
+}
+
+function takeOut(value: unknown, tree: PathTree): unknown {
+  if (Array.isArray(value)) {
+    const items = [...value]
+    const removed: number[] = []
+    for (const [segment, below] of tree) {
+      const index = /^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : -1
+      if (index < 0 || index >= items.length) continue
+      if (below === true) removed.push(index)
+      else items[index] = takeOut(items[index], below)
+    }
+    for (const index of removed.sort((a, b) => b - a)) items.splice(index, 1)
+    return items
+  }
+  if (!isPlainObject(value)) return value
+  const result: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const below = tree.get(key)
+    if (below === true) continue
+    setOwn(result, key, below ? takeOut(value[key], below) : value[key])
+  }
+  return result
+}

@@ -1,12 +1,12 @@
 import { sectionId } from './document.ts'
 import type { SettingsEngine } from './engine.ts'
-import { copyData } from './data.ts'
+import { copyData, withoutPaths } from './data.ts'
 import { optionalScopeId, settingsNamespace } from './ids.ts'
 import { inspect, layerData, layersAt, layersBelow, type Layer } from './layers.ts'
 import { SettingsValidationError } from './errors.ts'
 import { appliesOf, scopeKey, type Kind } from './registry.ts'
 import { resolveKind } from './resolve.ts'
-import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, SettingsScopeId, SettingsSectionProblem } from './types.ts'
+import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, SettingsScopeId, SettingsSectionProblem, SettingsUndeclaredKey } from './types.ts'
 
 /**
  * Resolve without failing: layers are dropped from the top down until the
@@ -43,6 +43,16 @@ function topLayerProblem(kind: Kind, layers: readonly Layer[], scope: string | u
   }
 }
 
+/** What each layer holds that the kind's schema does not declare, by layer: paths only. */
+function undeclaredByLayer(kind: Kind, layers: readonly Layer[]): Map<Layer['name'], string[][]> {
+  return new Map(layers.map((layer) => [layer.name, kind.redactor.undeclared(layer.data)]))
+}
+
+/** The undeclared places of every layer, lowest layer first, as a descriptor lists them. */
+function undeclaredKeys(found: ReadonlyMap<Layer['name'], string[][]>): SettingsUndeclaredKey[] {
+  return [...found].flatMap(([layer, paths]) => paths.map((path) => ({ path, layer })))
+}
+
 /**
  * Describe one kind under one scope (or the global scope). Total: a malformed
  * or invalid stored section is left out of the resolution and of `user`.
@@ -65,6 +75,7 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   // Without an instance there is no base: the value is what the stored sections resolve to.
   const value = instance ? instance.value : resolveBestEffort(kind, shown.filter((layer) => layer.name !== 'base'), scope, warn)
   const inherited = scope === undefined ? undefined : resolveBestEffort(kind, layersBelow(layers, 'scope'), scope, warn)
+  const undeclared = undeclaredByLayer(kind, layers)
 
   const descriptor: SettingsDescriptor = {
     ns: kind.ns,
@@ -74,6 +85,7 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
     value,
     revision: engine.revisions.get(sectionId(kind.ns, scope)),
     applies: instance?.applies ?? appliesOf(kind),
+    undeclared: undeclaredKeys(undeclared),
   }
   const base = layerData(layers, 'base')
   if (base !== undefined) descriptor.base = copyData(base)
@@ -83,11 +95,14 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   if (!redactSecrets) return descriptor
 
   const { redactor } = kind
+  // Secrets out, then whatever the schema does not declare (a renamed secret field left behind, say): its paths are in
+  // `undeclared`. A layer's own are known already; a resolved value (merged, through the schema) is walked afresh.
+  const safe = (data: unknown, paths = redactor.undeclared(data), redacted = redactor.redact(data)) => withoutPaths(redacted.value, paths)
   const redacted = redactor.redact(value)
-  descriptor.value = redacted.value
-  if (descriptor.base !== undefined) descriptor.base = redactor.redact(descriptor.base).value
-  if (descriptor.user !== undefined) descriptor.user = redactor.redact(descriptor.user).value
-  if (scope !== undefined) descriptor.inherited = redactor.redact(inherited).value
+  descriptor.value = safe(value, undefined, redacted)
+  if (descriptor.base !== undefined) descriptor.base = safe(descriptor.base, undeclared.get('base'))
+  if (descriptor.user !== undefined) descriptor.user = safe(descriptor.user, undeclared.get(own))
+  if (scope !== undefined) descriptor.inherited = safe(inherited)
   descriptor.secrets = redacted.slots.map((slot): RedactedSecret => {
     const secret: RedactedSecret = { path: slot.path, set: slot.set }
     if (!slot.set) return secret

@@ -28,24 +28,23 @@ export function getSection(doc: SettingsDocument, ns: string, scope?: string): u
   return own(own(own(doc, SCOPES_KEY), scope), ns)
 }
 
-/** A copy of `doc` with one section set; untouched sections are shared, not copied. */
-export function withSection(doc: SettingsDocument, key: SectionKey, section: unknown): SettingsDocument {
-  const next: SettingsDocument = { ...doc }
-  if (key.scope === undefined) {
-    next[key.ns] = section
-    return next
-  }
-  const scopes = isPlainObject(doc.scopes) ? { ...doc.scopes } : {}
-  const sections = isPlainObject(scopes[key.scope]) ? { ...scopes[key.scope] } : {}
-  sections[key.ns] = section
-  scopes[key.scope] = sections
-  next.scopes = scopes
-  return next
+/**
+ * Where resolution reads raw sections from: a whole document, or a view of one
+ * with changes on top (a write pass's overlay). Answers `undefined` for a
+ * section that is not stored.
+ */
+export type SectionSource = SettingsDocument | ((ns: string, scope?: string) => unknown)
+
+/** Read one raw section from a source. */
+export function sectionFrom(source: SectionSource, ns: string, scope?: string): unknown {
+  return typeof source === 'function' ? source(ns, scope) : getSection(source, ns, scope)
 }
 
 /**
- * Set (or, with `undefined`, remove) one section of a document in place. Only
- * for a document the caller has just built and nobody else holds yet.
+ * Set (or, with `undefined`, remove) one section of a document in place: the
+ * root and `scopes` maps change, the sections themselves never do. For a
+ * document its caller owns (the seam's committed one, a provider's cache, a
+ * copy being built).
  */
 export function putSection(doc: SettingsDocument, key: SectionKey, section: unknown): void {
   let sections: Record<string, unknown> = doc
@@ -59,6 +58,30 @@ export function putSection(doc: SettingsDocument, key: SectionKey, section: unkn
   else setOwn(sections, key.ns, section)
 }
 
+/**
+ * A new document: `doc` with changed sections put in (`undefined` removes
+ * one). The root is copied, and so are the `scopes` map and each scope's map a
+ * change touches; `doc` is not changed, and every other map and every section
+ * object is shared.
+ */
+export function documentWith(doc: SettingsDocument, changes: Iterable<SectionKey & { section: unknown }>): SettingsDocument {
+  const next: SettingsDocument = { ...doc }
+  let scopes: Record<string, unknown> | undefined
+  const copied = new Set<string>()
+  for (const change of changes) {
+    if (change.scope !== undefined) {
+      if (!scopes) setOwn(next, SCOPES_KEY, (scopes = isPlainObject(doc.scopes) ? { ...doc.scopes } : {}))
+      if (!copied.has(change.scope)) {
+        const sections = scopes[change.scope]
+        setOwn(scopes, change.scope, isPlainObject(sections) ? { ...sections } : {})
+        copied.add(change.scope)
+      }
+    }
+    putSection(next, change, change.section)
+  }
+  return next
+}
+
 /** A key as a warning shows it: quoted, and cut short (a key is the user's text, and may be long). */
 function shownKey(key: string): string {
   return JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)
@@ -69,7 +92,8 @@ function shownKey(key: string): string {
  * list what is wrong with its shape, each problem as a sentence naming the
  * key and the rule it breaks (never a value). A non-object document reads as
  * empty; a non-object `scopes` map or scope entry is kept as stored (so a write
- * does not drop it) but reads as holding no sections; a key that is not a
+ * does not drop it) but reads as holding no sections, silently when it is
+ * `null` (an empty map in YAML) and with a problem otherwise; a key that is not a
  * namespace, or a scope id that is not `<kind>/<id>`, is kept and ignored.
  *
  * A section that is the very object `previous` holds at the same place (a
@@ -88,12 +112,14 @@ export function adoptDocument(input: unknown, previous: SettingsDocument = {}): 
     if (key !== SCOPES_KEY && !NAMESPACE_PATTERN.test(key)) problems.push(`key ${shownKey(key)} is not a namespace (it must match ${NAMESPACE_PATTERN}); it is ignored`)
   }
   const scopes = own(doc, SCOPES_KEY)
-  if (scopes !== undefined && !isPlainObject(scopes)) {
+  // `null` is an empty map (YAML's `scopes:` with every scope commented out): read as empty, nothing to report.
+  if (scopes !== undefined && scopes !== null && !isPlainObject(scopes)) {
     problems.push(`"${SCOPES_KEY}" is not a map of scope ids; reading it as empty`)
   } else if (scopes) {
     for (const scope of Object.keys(scopes)) {
       const sections = scopes[scope]
       if (!SCOPE_ID_PATTERN.test(scope)) problems.push(`scope ${shownKey(scope)} is not a scope id (it must be <kind>/<id>, matching ${SCOPE_ID_PATTERN}); it is ignored`)
+      else if (sections === null) continue
       else if (!isPlainObject(sections)) problems.push(`scope ${shownKey(scope)} is not a map of namespace sections; reading it as empty`)
       else {
         for (const key of Object.keys(sections)) {

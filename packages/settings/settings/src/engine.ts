@@ -5,7 +5,7 @@ import { optionalScopeId, settingsNamespace } from './ids.ts'
 import { Registrations, type Registration } from './registration.ts'
 import { Registry, scopeKey } from './registry.ts'
 import { Revisions } from './revisions.ts'
-import { WriteRunner, type SettingsBackend, type SettingsTransaction, type WriteRequest } from './transactions.ts'
+import { WriteRunner, type SettingsBackend, type WriteRequest } from './transactions.ts'
 import type { SettingsDocument, SettingsRegisterOptions } from './types.ts'
 
 /**
@@ -20,9 +20,9 @@ export class SettingsEngine {
   readonly revisions = new Revisions()
   readonly logger: Logger
   private halted = false
-  /** Transactions the provider is running now: a publish meanwhile waits for them to end. */
+  /** Transactions the provider is storing now: a publish meanwhile waits for the store's answer. */
   private transacting = 0
-  /** Publishes that arrived during a transaction, taken in order once it ended. */
+  /** Publishes that arrived while a transaction was stored, taken in order once it answered. */
   private readonly deferred: unknown[] = []
   private readonly events: SettingsEvents
   private readonly commits: Commits
@@ -47,15 +47,14 @@ export class SettingsEngine {
         },
         kind: (ns) => registry.kinds.get(ns),
         revision: (key) => commits.revision(key),
-        observe: (current, invariants) => commits.observe(current, invariants, { transaction: true }),
+        get document() {
+          return commits.document
+        },
+        holdPublishes: () => this.holdPublishes(),
+        takePublishes: () => this.takeDeferred(),
         commit: (key, outcome, invariants) => commits.commit(key, outcome, invariants),
       },
-      {
-        get writable() {
-          return backend.writable
-        },
-        transact: (transaction) => this.transact(backend, transaction),
-      },
+      backend,
     )
     this.registrations = new Registrations({
       registry,
@@ -85,21 +84,23 @@ export class SettingsEngine {
     this.commits.start(loaded)
   }
 
-  /** Run one transaction through the provider, then take the publishes that arrived while it ran. */
-  private async transact(backend: SettingsBackend, transaction: SettingsTransaction): Promise<void> {
+  /** Hold back publishes while a transaction is stored; the answer lets them through, taking those held meanwhile. */
+  private holdPublishes(): () => void {
     this.transacting++
-    try {
-      await backend.transact(transaction)
-    } finally {
+    let released = false
+    return () => {
+      if (released) return
+      released = true
       this.transacting--
       if (this.transacting === 0) this.takeDeferred()
     }
   }
 
+  /** Take the publishes held back so far, in arrival order. */
   private takeDeferred(): void {
     for (const input of this.deferred.splice(0)) {
       try {
-        this.publish(input)
+        this.apply(input)
       } catch (error) {
         // Nobody is left to throw to: the provider's publish call returned long ago.
         this.logger.error('settings: a change published during a write failed once applied', error)
@@ -127,9 +128,10 @@ export class SettingsEngine {
   }
 
   /**
-   * Take a document (or snapshot) the provider observed on its own: a
-   * watcher, a change feed. One that arrives while a transaction of the
-   * provider runs is taken right after it ended, so a revision never names two
+   * Take what the provider observed changing on its own (a watcher, a change
+   * feed): changed sections, or a whole document or snapshot. One that
+   * arrives while a transaction is being stored is taken once the store
+   * answered, before the transaction commits, so a revision never names two
    * raw states; a failure then is logged, not thrown.
    * @throws the first `INVARIANT`-coded listener failure, after every commit and event ran.
    * @throws {SettingsProviderContractError} for input the provider's kind of revisions cannot take.
@@ -140,6 +142,11 @@ export class SettingsEngine {
       this.deferred.push(input)
       return
     }
+    this.apply(input)
+  }
+
+  /** Fold one published change in now. */
+  private apply(input: unknown): void {
     const invariants: unknown[] = []
     this.commits.observe(input, invariants)
     if (invariants.length) throw invariants[0]

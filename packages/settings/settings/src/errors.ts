@@ -165,7 +165,7 @@ export type SettingsStoreErrorCode =
 /**
  * A provider refused to store a write for a reason of the store, not of the
  * data's schema: nothing was stored. Providers throw it (or a subclass) from
- * `transact`; the message names the store (a file path, a database host) and
+ * `store` (or `persist`); the message names the store (a file path, a database host) and
  * never quotes its content. `refusal` tells a wire how to answer: the
  * controller maps `rejected` to `settings/rejected` and `unavailable` to
  * `settings/unavailable`.

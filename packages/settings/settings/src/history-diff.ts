@@ -1,6 +1,7 @@
 import { changedSections, getSection, type SectionKey } from './document.ts'
 import { dataEqual } from './equal.ts'
-import { isPlainObject, valueAt } from './data.ts'
+import { isPlainObject, valueAt, withoutPaths } from './data.ts'
+import { sectionLayerData } from './layers.ts'
 import type { Redactor } from './redact.ts'
 import type { SettingsDocument, SettingsFieldChange, SettingsSectionDiff } from './types.ts'
 
@@ -24,28 +25,50 @@ function plainChanges(before: unknown, after: unknown, path: string[], into: Set
   else into.push({ path, change: 'changed', before, after })
 }
 
+/** How a place changed between two values, or `undefined` when it did not. */
+function changeAt(before: unknown, after: unknown, path: readonly string[]): SettingsFieldChange['change'] | undefined {
+  const was = valueAt(before, path)
+  const is = valueAt(after, path)
+  if (was === undefined) return is === undefined ? undefined : 'set'
+  if (is === undefined) return 'unset'
+  return dataEqual(was, is) ? undefined : 'changed'
+}
+
 /**
  * The fields of one section that differ between two versions, with values
- * for plain fields and none for secrets (found with the kind's redactor):
- * a secret is `set`, `changed` or `unset`, never shown. With `withhold` (a
- * version that does not resolve) only the fact of a difference is given.
+ * for plain fields and none for secrets (found with the kind's redactor) or
+ * for fields the schema does not declare: those are `set`, `changed` or
+ * `unset`, never shown. A section left empty (`null`) compares as `{}`, as
+ * does an absent one, so each field it gains or loses is listed. With
+ * `withhold` (a version that does not resolve) only the fact of a difference is given.
  */
 export function diffSection(redactor: Redactor, before: unknown, after: unknown, options: { withhold?: boolean } = {}): SettingsFieldChange[] {
   if (dataEqual(before, after)) return []
+  const was = sectionLayerData(before)
+  const is = sectionLayerData(after)
   // A version the schema refuses may hold a secret where the schema expects none: say that it differs, show nothing.
-  if (options.withhold) return [{ path: [], change: before === undefined ? 'set' : after === undefined ? 'unset' : 'changed', withheld: true }]
-  const older = redactor.redact(before)
-  const newer = redactor.redact(after)
+  if (options.withhold) return [{ path: [], change: was === undefined ? 'set' : is === undefined ? 'unset' : 'changed', withheld: true }]
+  const oldSection = was ?? {}
+  const newSection = is ?? {}
+  const older = redactor.redact(oldSection)
+  const newer = redactor.redact(newSection)
+  // Values under undeclared keys are left out of the plain comparison, and listed below by path only.
+  const undeclared = new Map<string, string[]>()
+  for (const path of [...redactor.undeclared(oldSection), ...redactor.undeclared(newSection)]) undeclared.set(JSON.stringify(path), path)
   const changes: SettingsFieldChange[] = []
-  plainChanges(older.value, newer.value, [], changes)
+  plainChanges(withoutPaths(older.value, [...undeclared.values()]), withoutPaths(newer.value, [...undeclared.values()]), [], changes)
+  for (const path of undeclared.values()) {
+    const change = changeAt(oldSection, newSection, path)
+    if (change) changes.push({ path, change, undeclared: true })
+  }
   const slots = new Map<string, string[]>()
   for (const slot of [...older.slots, ...newer.slots]) slots.set(JSON.stringify(slot.path), slot.path)
   for (const path of slots.values()) {
-    const was = older.slots.some((slot) => slot.set && dataEqual(slot.path, path))
-    const is = newer.slots.some((slot) => slot.set && dataEqual(slot.path, path))
-    if (!was && is) changes.push({ path, change: 'set', secret: true })
-    else if (was && !is) changes.push({ path, change: 'unset', secret: true })
-    else if (was && is && !dataEqual(valueAt(before, path), valueAt(after, path))) changes.push({ path, change: 'changed', secret: true })
+    const wasSet = older.slots.some((slot) => slot.set && dataEqual(slot.path, path))
+    const isSet = newer.slots.some((slot) => slot.set && dataEqual(slot.path, path))
+    if (!wasSet && isSet) changes.push({ path, change: 'set', secret: true })
+    else if (wasSet && !isSet) changes.push({ path, change: 'unset', secret: true })
+    else if (wasSet && isSet && !dataEqual(valueAt(oldSection, path), valueAt(newSection, path))) changes.push({ path, change: 'changed', secret: true })
   }
   return changes.sort((a, b) => a.path.join('\u0000').localeCompare(b.path.join('\u0000')))
 }

@@ -1,9 +1,10 @@
 export { SettingsProvider } from './provider.ts'
 export { dataEqual } from './equal.ts'
-export type { SettingsTransaction } from './transactions.ts'
-export { SettingsSnapshot } from './snapshot.ts'
+export type { SettingsStoreResult, SettingsTransaction } from './transactions.ts'
+export { readsHold, readsHoldVersions, type SettingsSectionChange, type SettingsSectionRead } from './overlay.ts'
+export { SettingsChanges, SettingsSnapshot } from './snapshot.ts'
 export type { SettingsSectionVersion } from './snapshot.ts'
-export { changedSections, getSection, type SectionKey } from './document.ts'
+export { changedSections, documentWith, getSection, putSection, type SectionKey } from './document.ts'
 export {
   SettingsConflictError,
   SettingsInputError,
@@ -15,7 +16,7 @@ export {
 } from './errors.ts'
 export type { SettingsInputReason, SettingsStoreErrorCode, SettingsStoreRefusal } from './errors.ts'
 export { NAMESPACE_PATTERN, PROTOTYPE_KEYS, RESERVED_NAMESPACES, settingsNamespace, settingsRevision, settingsScopeId } from './ids.ts'
-export { MAX_DEPTH, MAX_WRITE_BYTES } from './json.ts'
+export { formatPath, MAX_DEPTH, MAX_WRITE_BYTES } from './json.ts'
 export { MAX_OPS } from './path.ts'
 export { installSettingsSection } from './install-section.ts'
 export { SCOPES_KEY } from './document.ts'
@@ -39,6 +40,7 @@ export type {
   SettingsScopeId,
   SettingsSectionProblem,
   SettingsSectionHooks,
+  SettingsUndeclaredKey,
   SettingsUpdateSource,
   SettingsWriteOrigin,
   SettingsHistoryQuery,

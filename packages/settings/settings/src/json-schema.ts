@@ -119,6 +119,12 @@ interface Site {
   complete: boolean
   /** Under a `role('secret')` node: no value of the schema (default, constant) may be written out. */
   secret: boolean
+  /**
+   * The value is a whole section: the seam reads a `null` section as no section
+   * (the layers below apply), so `null` passes there whatever the schema says of a
+   * missing value, as an absent section does.
+   */
+  section?: boolean
 }
 
 /** A schema's description as one string: itself, or from an i18n dict the English text, the untranslated one, or the first. */
@@ -380,10 +386,10 @@ class Converter {
   private count = 0
   private redactor: Redactor | undefined
 
-  /** One section: its value may be absent or `null` (it then resolves to the schema's default), and is merged over lower layers. */
+  /** One section: its value may be absent or `null` (both read as no section: the layers below apply), and is merged over lower layers. */
   section(schema: AnySchema): JsonSchema {
     this.redactor = createRedactor(schema)
-    return this.node(schema, { entry: true, strict: false, complete: false, secret: false })
+    return this.node(schema, { entry: true, strict: false, complete: false, secret: false, section: true })
   }
 
   /**
@@ -395,7 +401,7 @@ class Converter {
   private node(input: AnySchema, site: Site): JsonSchema {
     const node = unlazy(input)
     const flags: Site = { ...site, secret: site.secret || input.meta?.role === 'secret' || node.meta?.role === 'secret' }
-    const key = `${+flags.entry}${+flags.strict}${+flags.complete}${+flags.secret}`
+    const key = `${+flags.entry}${+flags.strict}${+flags.complete}${+flags.secret}${+(flags.section === true)}`
     const known = this.names.get(node)?.get(key)
     if (known) return { $ref: `#/$defs/${known}` }
     let frames = this.active.get(node)
@@ -427,7 +433,7 @@ class Converter {
     const meta: Schemastery.Meta = input === node ? node.meta ?? {} : { ...input.meta, ...node.meta }
     // A loose schema answers its default instead of failing: it admits any value.
     let schema = meta.loose ? {} : this.core(node, meta, site)
-    if (site.entry) schema = nullResolves(node, meta) ? acceptNull(schema) : refuseNull(schema)
+    if (site.entry) schema = site.section || nullResolves(node, meta) ? acceptNull(schema) : refuseNull(schema)
     // Annotations come last, so a transform's or a lazy schema's own override those of the schema it wraps.
     const description = descriptionOf(meta.description)
     if (description !== undefined) schema.description = description
@@ -500,14 +506,14 @@ class Converter {
       case 'union':
         return this.union(node.list ?? [], site)
       case 'intersect': {
-        const parts = (node.list ?? []).map((part) => this.node(part, { ...site, entry: false, strict: true }))
+        const parts = (node.list ?? []).map((part) => this.node(part, { ...site, entry: false, strict: true, section: false }))
         if (parts.length === 0) return {}
         if (parts.some(isNever)) return NEVER()
         return parts.length === 1 ? parts[0]! : { allOf: parts }
       }
       case 'transform':
         // Its inner schema checks the value; what the callback makes of it is not the document's business.
-        return node.inner ? this.node(node.inner, { ...site, entry: false, strict: true }) : {}
+        return node.inner ? this.node(node.inner, { ...site, entry: false, strict: true, section: false }) : {}
       case 'object': {
         const properties: Record<string, JsonSchema> = {}
         const required: string[] = []
@@ -570,7 +576,7 @@ class Converter {
    * one of bare types as one type list.
    */
   private union(list: readonly AnySchema[], site: Site): JsonSchema {
-    const branches = list.map((branch) => this.node(branch, { ...site, entry: false })).filter((branch) => !isNever(branch))
+    const branches = list.map((branch) => this.node(branch, { ...site, entry: false, section: false })).filter((branch) => !isNever(branch))
     if (branches.length === 0) return NEVER()
     if (branches.length === 1) return branches[0]!
     if (branches.every((branch) => only(branch, 'const'))) {
@@ -633,11 +639,14 @@ export function settingsJsonSchema(kinds: readonly SettingsJsonSchemaKind[], opt
   // `additionalProperties: false`, at the top and in each scope: the seam ignores a key that names no
   // section (with a warning), so an editor should flag it. This also flags the section of a namespace
   // missing from `kinds` (a plugin not loaded right now), which the seam keeps as stored.
+  //
+  // `scopes` and each scope may be `null` (YAML's `scopes:` or `preset/coder:` with everything under it commented
+  // out): the seam reads either as holding no sections, without a warning.
   const scopes: JsonSchema = {
     description: 'Sections that apply under one named scope only, keyed by scope id (<kind>/<id>).',
-    type: 'object',
+    type: ['object', 'null'],
     propertyNames: { pattern: SCOPE_ID_PATTERN.source },
-    additionalProperties: { type: 'object', properties: refs(), additionalProperties: false },
+    additionalProperties: { type: ['object', 'null'], properties: refs(), additionalProperties: false },
   }
   const document: JsonSchemaDocument = {
     $schema: JSON_SCHEMA_DIALECT,

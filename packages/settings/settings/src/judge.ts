@@ -1,8 +1,7 @@
-import type { SectionKey } from './document.ts'
+import type { SectionKey, SectionSource } from './document.ts'
 import { layersAt } from './layers.ts'
 import type { Instance, Kind } from './registry.ts'
 import { resolveKind } from './resolve.ts'
-import type { SettingsDocument } from './types.ts'
 
 /** What resolving one instance against a document gave: its value, or why it did not resolve. */
 export type Judgment = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown }
@@ -11,7 +10,7 @@ export type Judgment = { readonly ok: true; readonly value: unknown } | { readon
  * Resolve one site (an instance, or the kind alone under `scope` where no
  * instance lives) against `doc`, without throwing.
  */
-export function judgeSite(kind: Kind, instance: Instance | undefined, scope: string | undefined, doc: SettingsDocument): Judgment {
+export function judgeSite(kind: Kind, instance: Instance | undefined, scope: string | undefined, doc: SectionSource): Judgment {
   try {
     return { ok: true, value: resolveKind(kind, layersAt(doc, { ns: kind.ns, scope, base: instance?.base }), scope) }
   } catch (error) {
@@ -28,7 +27,7 @@ export function judgeSite(kind: Kind, instance: Instance | undefined, scope: str
  * @returns each instance's judgment, to commit without resolving again.
  * @throws the first refusal the write caused.
  */
-export function judgeWrite(kind: Kind, key: SectionKey, next: SettingsDocument, prev: SettingsDocument): Map<Instance, Judgment> {
+export function judgeWrite(kind: Kind, key: SectionKey, next: SectionSource, prev: SectionSource): Map<Instance, Judgment> {
   const sites: [Instance | undefined, string | undefined][] = []
   if (key.scope === undefined) {
     for (const instance of kind.instances.values()) sites.push([instance, instance.scope])

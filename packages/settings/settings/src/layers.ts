@@ -1,8 +1,7 @@
-import { getSection, type SectionKey } from './document.ts'
+import { sectionFrom, type SectionKey, type SectionSource } from './document.ts'
 import { valueAt } from './data.ts'
 import { SettingsValidationError } from './errors.ts'
 import { storedSectionProblem } from './json.ts'
-import type { SettingsDocument } from './types.ts'
 
 /**
  * Where a resolved field can come from, lowest first: the schema's defaults,
@@ -26,21 +25,32 @@ export interface LayerSite extends SectionKey {
 }
 
 /**
+ * A stored section as a layer reads it: `null` holds nothing, exactly like an
+ * absent section. It is what YAML makes of a section whose every field was
+ * commented out (`web-search:` alone, or `web-search: ~`), and the user means
+ * "nothing of mine here", not "replace everything below with null".
+ */
+export function sectionLayerData(section: unknown): unknown {
+  return section === null ? undefined : section
+}
+
+/**
  * The data layers of one resolution site, lowest first, read from `doc`. The
  * schema's defaults are not listed: the schema applies them when it resolves.
- * A stored section that cannot feed resolution (not an object, or holding a
+ * A stored `null` section is an empty layer ({@link sectionLayerData}). A
+ * stored section that cannot feed resolution (not an object, or holding a
  * prototype key) goes to `onProblem`, which may throw to refuse the whole
  * resolution or return to leave that layer out.
  */
 export function layersAt(
-  doc: SettingsDocument,
+  doc: SectionSource,
   site: LayerSite,
   onProblem: (layer: Layer['name'], problem: string) => void = (layer, problem) => {
     throw new SettingsValidationError({ ns: site.ns, scope: layer === 'scope' ? site.scope : undefined, path: [], reason: `section ${problem}` })
   },
 ): Layer[] {
   const stored = (name: 'global' | 'scope', scope: string | undefined): Layer => {
-    const data = getSection(doc, site.ns, scope)
+    const data = sectionLayerData(sectionFrom(doc, site.ns, scope))
     const problem = storedSectionProblem(data)
     if (problem === undefined) return { name, data }
     onProblem(name, problem)

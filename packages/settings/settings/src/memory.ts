@@ -1,6 +1,8 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import type { SettingsTransaction } from './transactions.ts'
+import type { SettingsStoreResult, SettingsTransaction } from './transactions.ts'
+import { getSection, putSection } from './document.ts'
+import { readsHold } from './overlay.ts'
 import { copyData } from './data.ts'
 import { SettingsProvider } from './provider.ts'
 import type { SettingsDocument } from './types.ts'
@@ -42,16 +44,14 @@ export class MemorySettingsProvider extends SettingsProvider {
     return copyData(this.stored) as SettingsDocument
   }
 
-  protected override transact(transaction: SettingsTransaction): Promise<void> {
+  protected override store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
     return this.exclusive(() => {
-      // No copies: `apply` never mutates what it is given, nor the seam what it returned (see SettingsTransaction).
-      const current = this.stored
-      const next = transaction.apply(current)
-      if (next !== current) {
-        this.stored = next
-        this.persistCount++
-      }
-      transaction.commit()
+      // No copies: the seam never changes a section it handed over, nor this provider one it keeps.
+      if (!readsHold(transaction.reads, (ns, scope) => getSection(this.stored, ns, scope))) return { moved: true }
+      if (!transaction.changes.length) return undefined
+      for (const change of transaction.changes) putSection(this.stored, change, change.section)
+      this.persistCount++
+      return undefined
     })
   }
 
@@ -71,9 +71,12 @@ export class MemorySettingsProvider extends SettingsProvider {
     })
   }
 
-  private exclusive(run: () => void): Promise<void> {
+  private exclusive<T>(run: () => T): Promise<T> {
     const result = this.chain.then(run)
-    this.chain = result.catch(() => {})
+    this.chain = result.then(
+      () => {},
+      () => {},
+    )
     return result
   }
 }

@@ -6,11 +6,15 @@ import { diffDocuments } from './history-diff.ts'
 import { judgeSite } from './judge.ts'
 import { scopeKey } from './registry.ts'
 import type { SettingsSectionVersion, SettingsSnapshot } from './snapshot.ts'
-import type { SettingsTransaction } from './transactions.ts'
+import type { SettingsStoreResult, SettingsTransaction } from './transactions.ts'
+import { documentWith } from './document.ts'
+import type { SettingsChanges } from './snapshot.ts'
+import type { SectionKey } from './document.ts'
 import { installSection } from './install-section.ts'
 import type {
   SettingsDescribeOptions,
   SettingsDescriptor,
+  JsonObject,
   SettingsDocument,
   SettingsNamespaceInput,
   SettingsPathOp,
@@ -28,7 +32,7 @@ import type {
 /** The error a provider gets when it stores in neither way. */
 function notImplemented(): SettingsProviderContractError {
   return new SettingsProviderContractError(
-    'a settings provider must store the document in one of two ways: implement persist(document) (with load(); the seam keeps the document and hands over each next one) or transact(transaction) (with load(); read-modify-write inside the store\'s own critical section)',
+    'a settings provider must store the document in one of two ways: implement persist(document) (with load(); the seam keeps the document and hands over each next one) or store(transaction) (with load(); store the changed sections inside the store\'s own critical section while it still holds what the writes read)',
   )
 }
 
@@ -36,11 +40,11 @@ function noHistory(): SettingsStoreError {
   return new SettingsStoreError('SETTINGS_NO_HISTORY', 'this settings provider keeps no history of the document', 'settings', { refusal: 'rejected' })
 }
 
-/** Whether the provider's class overrides `persist` or `transact`. */
+/** Whether the provider's class overrides `persist` or `store`. */
 function implementsStorage(provider: SettingsProvider): boolean {
   const base = SettingsProvider.prototype as unknown as Record<string, unknown>
   const own = provider as unknown as Record<string, unknown>
-  return own.persist !== base.persist || own.transact !== base.transact
+  return own.persist !== base.persist || own.store !== base.store
 }
 
 declare module 'cordis' {
@@ -56,11 +60,12 @@ declare module 'cordis' {
  * - `load()` + `persist(document)`: for a store no other process writes. The
  *   base keeps the committed document and hands `persist` each next one, one
  *   group of writes at a time;
- * - `load()` + `transact(transaction)`: for a store with a critical section of
- *   its own (a file lock, a database transaction), read-modify-write inside it
- *   (see {@link SettingsTransaction}).
+ * - `load()` + `store(transaction)`: for a store others write too, with a
+ *   critical section of its own (a file lock, a database transaction): store
+ *   the changed sections there while the store still holds what the writes
+ *   read (see {@link SettingsTransaction}).
  *
- * Either way `publish(document)` hands over a change the provider observed on
+ * Either way `publish(changes)` hands over a change the provider observed on
  * its own; `writable`, `documentPath` and `prepareDocument()` describe the
  * storage; `open()` and `close()` are the provider's own start and stop. A
  * `load()` that answers a {@link SettingsSnapshot} makes the store's section
@@ -78,7 +83,8 @@ export abstract class SettingsProvider extends Service {
       get writable() {
         return provider.writable
       },
-      transact: (transaction) => provider.transact(transaction),
+      store: (transaction) => provider.store(transaction),
+      cannotHold: (key, section) => provider.cannotHold(key, section),
     }, () => provider.kindsChanged())
   }
 
@@ -93,6 +99,32 @@ export abstract class SettingsProvider extends Service {
   /** Every registered namespace kind with its schema, in registration order. */
   protected registeredKinds(): { ns: string; schema: SettingsSchema<unknown> }[] {
     return [...this.engine.registry.kinds.values()].map((kind) => ({ ns: kind.ns, schema: kind.schema }))
+  }
+
+  /**
+   * The refusal of a section this store cannot hold as it is (a string its
+   * format cannot represent, say), or `undefined` to take it. Asked inside the
+   * write transaction for each write that changes its section, after the
+   * schema passed it: a refusal (a {@link SettingsStoreError} naming the place,
+   * never the value) fails that write alone, and the rest of its group is
+   * stored. The default takes every section.
+   * @param section - the raw section the write would store; never change it.
+   */
+  protected cannotHold(key: SectionKey, section: JsonObject): SettingsStoreError | undefined {
+    void key
+    void section
+    return undefined
+  }
+
+  /**
+   * Why the provider has not started yet, while its start waits on the store
+   * (a database it cannot reach yet, retried): the last attempt's failure,
+   * naming the store and never its content. `undefined` once it serves, and
+   * for a provider whose start does not wait. The service is unavailable
+   * meanwhile; a configuration surface reports this instead of "no provider".
+   */
+  get startFailure(): SettingsStoreError | undefined {
+    return undefined
   }
 
   /** Whether writes can persist. A read-only provider refuses them before anything is queued. */
@@ -172,19 +204,20 @@ export abstract class SettingsProvider extends Service {
   }
 
   /**
-   * Run one write transaction in the provider's critical section: read the
-   * freshest document, `transaction.apply(current)`, store the result unless it
-   * is `current` itself, then `transaction.commit()`. Several queued writes
-   * arrive as one transaction (group commit). The default runs the
-   * `load`/`persist` way: it applies the writes to the committed document and
-   * hands the result to {@link persist}.
+   * Store one group of writes (the `store` way): in the store's critical
+   * section, check that the store still holds every section in
+   * `transaction.reads` (`readsHold`, or `readsHoldVersions` with store
+   * versions), then store `transaction.changes` and answer; when a read moved,
+   * `publish` what changed and answer `{ moved: true }` without storing. With
+   * store-owned revisions answer `{ versions }`: the new version of every
+   * section stored. The default runs the `load`/`persist` way: it builds the
+   * whole next document from the committed one and hands it to {@link persist}.
    */
-  protected async transact(transaction: SettingsTransaction): Promise<void> {
-    const current = this.engine.document
-    const next = transaction.apply(current)
-    if (next === current) return transaction.commit()
-    const versions = await this.persist(next)
-    transaction.commit(versions ?? undefined)
+  protected async store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
+    if (!transaction.changes.length) return undefined
+    // The committed document is changed in place by later commits: `persist` gets a root and `scopes` maps of its own.
+    const versions = await this.persist(documentWith(this.engine.document, transaction.changes))
+    return versions ? { versions } : undefined
   }
 
   /** Provider start-up before the document is loaded (open a connection, say). */
@@ -194,12 +227,15 @@ export abstract class SettingsProvider extends Service {
   protected async close(): Promise<void> {}
 
   /**
-   * Hand over a document the provider observed changing on its own. Sections
-   * that changed are announced and re-resolved with source `provider`; an
-   * invalid one keeps its instance's last good value and warns.
+   * Hand over what the provider observed changing on its own: the changed
+   * sections ({@link SettingsChanges}, which costs what changed), or a whole
+   * document or snapshot (compared with the committed one section by section).
+   * Sections that changed are announced and re-resolved with source
+   * `provider`; an invalid one keeps its instance's last good value and warns.
+   * Sections handed over belong to the seam from then on: never change them.
    * @throws the first `INVARIANT`-coded listener failure, after the whole fan-out ran.
    */
-  protected publish(document: SettingsDocument | SettingsSnapshot): void {
+  protected publish(document: SettingsChanges | SettingsDocument | SettingsSnapshot): void {
     this.engine.publish(document)
   }
 

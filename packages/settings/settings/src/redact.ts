@@ -1,7 +1,11 @@
 import Schema from 'schemastery'
 import { isPlainObject } from './data.ts'
 import { copyData } from './data.ts'
+import { childrenOf, unlazy } from './schema-nodes.ts'
 import type { SettingsSchema } from './types.ts'
+import { undeclaredPaths } from './undeclared.ts'
+
+export { childrenOf, unlazy } from './schema-nodes.ts'
 
 type AnySchema = SettingsSchema<any>
 
@@ -28,31 +32,11 @@ export interface Redactor {
   redactWith(value: unknown, node: AnySchema): Redaction
   /** Whether `node` (a node of this schema) is or contains a secret. */
   containsSecret(node: AnySchema): boolean
+  /** The places `value` holds that the schema does not declare (see `undeclared.ts`). */
+  undeclared(value: unknown): string[][]
 }
 
 const REMOVED = Symbol('removed')
-
-/** A lazy schema's inner schema, built on first use as schemastery itself does. */
-export function unlazy(node: AnySchema): AnySchema {
-  while (node.type === 'lazy') {
-    if (!node.inner || typeof node.inner !== 'function') {
-      node.inner = node.builder!()
-      node.inner!.meta = { ...node.meta, ...node.inner!.meta }
-    }
-    node = node.inner!
-  }
-  return node
-}
-
-/** The child schemas of a node, in declaration order. */
-export function childrenOf(node: AnySchema): AnySchema[] {
-  const children: AnySchema[] = []
-  if (node.sKey) children.push(node.sKey)
-  if (node.inner && typeof node.inner === 'function') children.push(node.inner)
-  if (node.list) children.push(...node.list)
-  if (node.dict) children.push(...Object.values(node.dict))
-  return children
-}
 
 function isSecretNode(node: AnySchema): boolean {
   return node.meta?.role === 'secret'
@@ -239,5 +223,6 @@ export function createRedactor(schema: AnySchema): Redactor {
     containsSecret,
     redact: (value) => redactWith(value, schema),
     redactWith,
+    undeclared: (value) => undeclaredPaths(schema, value),
   }
 }

@@ -16,16 +16,18 @@ function textsIn(value: unknown, into: Set<string>): void {
 }
 
 /**
- * The texts of every secret in `values` (a candidate, its layers, a stored
- * section), as the kind's redactor finds them: the strings and numbers at each
- * secret position, and inside it when it holds a structure.
+ * The texts that must not leave the process from `values` (a candidate, its
+ * layers, a stored section), as the kind's redactor finds them: the strings
+ * and numbers at each secret position and at each place the schema does not
+ * declare (a renamed secret field left behind, say), and inside them when
+ * they hold a structure.
  */
 export function secretTexts(redactor: Redactor, values: readonly unknown[]): string[] {
   const texts = new Set<string>()
-  if (!redactor.hasSecrets) return []
   for (const value of values) {
     if (value === undefined) continue
-    for (const slot of redactor.redact(value).slots) textsIn(valueAt(value, slot.path), texts)
+    if (redactor.hasSecrets) for (const slot of redactor.redact(value).slots) textsIn(valueAt(value, slot.path), texts)
+    for (const path of redactor.undeclared(value)) textsIn(valueAt(value, path), texts)
   }
   // Longest first, so a secret that contains another is replaced whole.
   return [...texts].sort((a, b) => b.length - a.length)

@@ -1,4 +1,5 @@
 import { sectionId } from './document.ts'
+import type { SettingsSectionChange } from './overlay.ts'
 import { SettingsProviderContractError } from './errors.ts'
 import { sectionLabel } from './ids.ts'
 import type { SettingsDocument } from './types.ts'
@@ -15,16 +16,15 @@ export interface SettingsSectionVersion {
 /**
  * A document together with the store's versions of its sections. A provider
  * whose `load()` answers one makes the store's versions the seam's revisions
- * (identical on every host sharing the store); it must then hand snapshots to
- * `transaction.apply` and `publish`, and versions to `transaction.commit`.
+ * (identical on every host sharing the store); it must then publish snapshots
+ * or {@link SettingsChanges} with versions, check a transaction's reads
+ * against its versions (`readsHoldVersions`), and answer the new version of
+ * every section it stores.
  *
  * `versions` may list only some sections: on load an unlisted section is at
  * version 0; in a publish an unlisted section keeps the version and content the
- * seam already holds. In a transaction's `apply` every section that differs
- * from what the seam last saw must be listed with a newer version (else the
- * writes fail with a contract error: storing the seam's older copy would lose
- * the store's newer data). A section the store removed is listed, with a
- * newer version, and left out of `document`.
+ * seam already holds. A section the store removed is listed, with a newer
+ * version, and left out of `document`.
  */
 export class SettingsSnapshot {
   constructor(
@@ -49,4 +49,19 @@ export function versionMap(versions: Iterable<SettingsSectionVersion>): Map<stri
     map.set(id, Math.max(version, map.get(id) ?? 0))
   }
   return map
+}
+
+/**
+ * Sections a provider observed changing on its own (a watcher, a change
+ * feed), for `publish`: only these are looked at, however large the document.
+ * With store-owned revisions each change carries the store's version of its
+ * section; one not newer than the committed version is a late echo and is
+ * skipped. A removed section is a change whose `section` is `undefined`.
+ */
+export class SettingsChanges {
+  readonly changes: readonly SettingsSectionChange[]
+
+  constructor(changes: Iterable<SettingsSectionChange>) {
+    this.changes = [...changes]
+  }
 }

@@ -1,58 +1,60 @@
 import type { Logger } from 'cordis'
 import type { WriteOutcome } from './commit.ts'
 import { dataEqual } from './equal.ts'
-import { getSection, sectionId, withSection, type SectionKey } from './document.ts'
-import { SettingsConflictError, SettingsInputError, SettingsProviderContractError, SettingsUnavailableError } from './errors.ts'
+import { sectionId, type SectionKey } from './document.ts'
+import { SettingsConflictError, SettingsInputError, SettingsProviderContractError, SettingsStoreError, SettingsUnavailableError } from './errors.ts'
 import { optionalScopeId, sectionLabel, settingsNamespace, settingsRevision } from './ids.ts'
 import { judgeWrite } from './judge.ts'
 import { GroupQueue } from './queue.ts'
 import type { Instance, Kind } from './registry.ts'
-import type { SettingsDocument, SettingsNamespace, SettingsScopeId, SettingsWriteOrigin } from './types.ts'
-import { SettingsSnapshot, versionMap, type SettingsSectionVersion } from './snapshot.ts'
+import type { JsonObject, SettingsDocument, SettingsNamespace, SettingsScopeId, SettingsWriteOrigin } from './types.ts'
+import { SectionOverlay, type SettingsSectionChange, type SettingsSectionRead } from './overlay.ts'
+import { versionMap, type SettingsSectionVersion } from './snapshot.ts'
 import { checkPayload, deriveSection, type WriteMode, type WritePayload } from './writes.ts'
 
 /**
- * One write transaction as a provider runs it: inside its critical section the
- * provider reads the freshest stored document, passes it to `apply`, stores
- * what `apply` returns (nothing to store when it returns the document it was
- * given), then calls `commit` before it leaves the critical section. Throwing
- * before `commit` aborts every write of the transaction with that error.
- * `apply` may be called again (the store changed under the first result); only
- * the last result counts. Callers are told their outcome once `transact` has
- * returned, so nothing the provider holds (a lock) outlives an awaited write.
+ * One group of queued writes on its way to the store: the sections it
+ * changes, the committed sections it was derived and judged from, and who made
+ * it. The seam derives and validates the writes before handing the transaction
+ * over, once; the provider stores the changes in one step of its own (a file
+ * replaced under a lock, a database transaction) only if the store still holds
+ * every section in `reads`, and answers how it went:
+ * - stored: nothing, or with store-owned revisions the new version of every
+ *   section it stored (`{ versions }`);
+ * - `{ moved: true }`: the store changed under a section the writes read. The
+ *   provider first publishes what it found (see `SettingsProvider.publish`);
+ *   the seam takes that, derives the writes again, and hands over a new
+ *   transaction. Nothing was stored.
  *
- * Neither side mutates the documents they pass: `apply` reads `current`
- * without changing it, and the document it returns is never changed by the
- * seam afterwards. A provider may keep that document as it is and hand it back
- * as the next `current`; sections the seam already holds are then reused, not
- * copied or compared, so a write costs what it changed.
- *
- * A provider with store-owned revisions (its `load()` answered a
- * {@link SettingsSnapshot}) hands `apply` a snapshot carrying the versions of
- * what it read (the seam checks each `expectedRevision` against them), and
- * hands `commit` the new version of every section it stored.
+ * A throw fails every write of the transaction with that error; nothing is
+ * committed. Neither side changes the sections the other handed over: the seam
+ * never changes a section once derived, and a provider keeps what it stored as
+ * it got it (and may hand the same objects back in `publish`).
  */
 export interface SettingsTransaction {
   /**
-   * Fold in outside changes, then derive, check and validate the queued
-   * writes. Answers the document to store.
-   * @throws {SettingsProviderContractError} only for input the provider's kind of revisions cannot take.
+   * The sections to store, each with its next raw content (`undefined`: remove
+   * it), in the order first written. Empty when the seam only asks the store to
+   * confirm the reads (a revision newer than this host has seen): answer
+   * `{ moved: true }` (after publishing) if they moved, else nothing.
    */
-  apply(current: SettingsDocument | SettingsSnapshot): SettingsDocument
-  /**
-   * Make the stored result authoritative in-process: revisions, values and events.
-   * @param versions - with store-owned revisions, the new version of each section the transaction stored.
-   * @throws {SettingsProviderContractError} when a stored section has no newer version; every write of the transaction then fails.
-   */
-  commit(versions?: Iterable<SettingsSectionVersion>): void
-  /** Who made the writes of the last `apply` that changed something, for a provider that records it (history). */
+  readonly changes: readonly SettingsSectionChange[]
+  /** The committed sections the writes were derived and judged from, with the revisions the seam holds for them. */
+  readonly reads: readonly SettingsSectionRead[]
+  /** Who made the changes, for a provider that records it (history). */
   readonly origins: ReadonlySet<SettingsWriteOrigin>
 }
+
+/** How a provider's `store` went: stored (with store-owned versions), or moved under the transaction's reads. */
+export type SettingsStoreResult = void | { readonly moved: true } | { readonly moved?: false; readonly versions?: Iterable<SettingsSectionVersion> }
 
 /** What the engine needs from a provider. */
 export interface SettingsBackend {
   readonly writable: boolean
-  transact(transaction: SettingsTransaction): Promise<void>
+  /** Store one transaction's changes if the store still holds its reads. */
+  store(transaction: SettingsTransaction): Promise<SettingsStoreResult>
+  /** The store's refusal of a section it cannot hold, or `undefined`: asked per changed write, it fails that write alone. */
+  cannotHold?(key: SectionKey, section: JsonObject): Error | undefined
 }
 
 /**
@@ -69,8 +71,12 @@ export interface WriteLedger {
   readonly storeOwned: boolean
   /** The committed revision of a section. */
   revision(key: SectionKey): number
-  /** Fold the store's current document in as outside changes; answers the document as committed now. */
-  observe(current: SettingsDocument | SettingsSnapshot, invariants: unknown[]): SettingsDocument
+  /** The committed document, to derive a pass from. Shared: never change it. */
+  readonly document: SettingsDocument
+  /** Hold back the provider's publishes while a transaction is stored; the answer lets them through again. */
+  holdPublishes(): () => void
+  /** Take the publishes held back so far, now (before the stored changes are committed). */
+  takePublishes(): void
   /** Commit one stored, judged write. */
   commit(key: SectionKey, outcome: WriteOutcome, invariants: unknown[]): void
 }
@@ -96,11 +102,16 @@ interface PendingWrite {
   origin: SettingsWriteOrigin
   outcome?: WriteOutcome
   failure?: unknown
+  /** An `INVARIANT` listener failure its commit met: the writer hears it instead of success. */
+  invariant?: unknown
   resolve(): void
   reject(error: unknown): void
 }
 
 const WRITE_ORIGINS: ReadonlySet<unknown> = new Set<SettingsWriteOrigin>(['plugin', 'wire', 'host'])
+
+/** How many times a group is derived again after the store moved under it, before it gives up. */
+const MAX_PASSES = 8
 
 /** The pending revision of a section a store-owned write changed: no `expectedRevision` (never negative) matches it. */
 const UNKNOWN_REVISION = -1
@@ -162,63 +173,90 @@ export class WriteRunner {
     return write
   }
 
+  /**
+   * Run one group of queued writes to its end: derive and judge every write
+   * against the committed document, hand the changes to the store once, and
+   * commit what it stored. When the store moved under the group's reads (the
+   * provider published what it found meanwhile), the group is derived again
+   * from the document as now committed, up to {@link MAX_PASSES} times.
+   */
   private async runGroup(group: PendingWrite[]): Promise<void> {
     if (!group.length) return
-    if (this.ledger.stopped) {
-      for (const write of group) write.reject(disposedBeforeRun(write))
-      return
-    }
-    let settle: (() => void) | undefined
-    const invariants: unknown[] = []
-    const transaction: SettingsTransaction = {
-      apply: (current) => this.applyGroup(group, current, invariants),
-      commit: (versions) => {
-        settle ??= this.commitGroup(group, invariants, versions)
-      },
-      get origins() {
-        return new Set(group.filter((write) => write.failure === undefined && write.outcome?.changed).map((write) => write.origin))
-      },
-    }
-    try {
-      await this.backend.transact(transaction)
-      transaction.commit()
-    } catch (error) {
-      if (!settle) {
+    for (let pass = 1; pass <= MAX_PASSES; pass++) {
+      if (this.ledger.stopped) {
+        for (const write of group) write.reject(disposedBeforeRun(write))
+        return
+      }
+      const { transaction: derived, unsure } = this.derivePass(group)
+      // A pass with no changes stores nothing, unless a refusal may only mean this host has not heard of the store's change yet.
+      if (!derived.changes.length && !unsure) return this.settle(group)
+      // Changes the provider publishes while it stores are older than what it stores: they are taken before the commit.
+      const release = this.ledger.holdPublishes()
+      let result: SettingsStoreResult
+      try {
+        result = await this.backend.store(derived)
+      } catch (error) {
+        release()
         for (const write of group) write.reject(write.failure ?? error)
         return
       }
-      this.ledger.logger.warn('settings: the provider failed after committing a transaction', error)
+      this.ledger.takePublishes()
+      if (result && result.moved === true) {
+        release()
+        continue
+      }
+      try {
+        this.commitPass(group, result?.versions)
+      } catch (error) {
+        // The store holds the changes, but the provider broke the contract (no version for a stored section): say so to every writer.
+        for (const write of group) write.reject(write.failure ?? error)
+        return
+      } finally {
+        release()
+      }
+      return this.settle(group)
     }
-    // Callers hear their outcome only once the provider has left its critical section (its lock is released).
-    settle!()
+    const busy = new SettingsStoreError('SETTINGS_STORE_BUSY', `the settings store kept changing under the queued writes (${MAX_PASSES} attempts); nothing was written`, 'settings')
+    for (const write of group) write.reject(write.failure ?? busy)
   }
 
-  /** Inside the provider's critical section: fold in outside changes, then derive every write in order. */
-  private applyGroup(group: PendingWrite[], current: SettingsDocument | SettingsSnapshot, invariants: unknown[]): SettingsDocument {
-    let doc = this.ledger.observe(current, invariants)
-    let changed = false
+  /** Tell every writer of the group its outcome; a write whose commit met an `INVARIANT` listener failure gets that failure. */
+  private settle(group: PendingWrite[]): void {
+    for (const write of group) {
+      if (write.failure !== undefined || !write.outcome) write.reject(write.failure ?? new Error(`settings ${write.label} was not derived`))
+      else if (write.invariant !== undefined) write.reject(write.invariant)
+      else write.resolve()
+    }
+  }
+
+  /**
+   * Derive every write of the group, in order, each over the previous one's
+   * result, against the committed document. `unsure` says a write was refused
+   * for a store-owned revision newer than the committed one: this host may
+   * not have taken the store's change yet, so the store must confirm the reads
+   * (and send the group back if it moved) before that refusal stands.
+   */
+  private derivePass(group: PendingWrite[]): { transaction: SettingsTransaction; unsure: boolean } {
+    const overlay = new SectionOverlay(this.ledger.document, (key) => this.ledger.revision(key))
     const pending = new Map<string, number>()
+    let unsure = false
     for (const write of group) {
       write.outcome = undefined
       write.failure = undefined
+      write.invariant = undefined
       try {
-        const derived = this.derive(write, doc, pending)
-        write.outcome = derived.outcome
-        if (derived.outcome.changed) {
-          doc = derived.doc
-          changed = true
-        }
+        write.outcome = this.derive(write, overlay, pending)
       } catch (error) {
         write.failure = error
+        if (error instanceof SettingsConflictError && this.ledger.storeOwned && error.expected > error.actual && !pending.has(sectionId(write.key.ns, write.key.scope))) unsure = true
       }
     }
-    // Nothing to store: hand back exactly what the provider gave, so it can tell.
-    if (!changed) return current instanceof SettingsSnapshot ? current.document : current
-    return doc
+    const origins = new Set(group.filter((write) => write.outcome?.changed).map((write) => write.origin))
+    return { transaction: { changes: overlay.changes(), reads: overlay.reads(), origins }, unsure }
   }
 
-  /** Derive one write from `doc`, check its revision, and judge every value it feeds. */
-  private derive(write: PendingWrite, doc: SettingsDocument, pending: Map<string, number>): { doc: SettingsDocument; outcome: WriteOutcome } {
+  /** Derive one write over the pass so far, check its revision, and judge every value it feeds. */
+  private derive(write: PendingWrite, overlay: SectionOverlay, pending: Map<string, number>): WriteOutcome {
     const { key, label } = write
     if (write.owner && !write.owner.alive) {
       throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${sectionLabel(key.ns, key.scope)} registration was disposed before the queued ${write.payload.mode} ran`, key)
@@ -226,47 +264,42 @@ export class WriteRunner {
     const kind = this.ledger.kind(key.ns)
     if (!kind) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(key.ns)} is not registered`, key)
     const id = sectionId(key.ns, key.scope)
+    const stored = overlay.read(key.ns, key.scope)
     const revision = pending.get(id) ?? this.ledger.revision(key)
     if (write.expectedRevision !== undefined && write.expectedRevision !== revision) {
       throw new SettingsConflictError({ ...key, expected: write.expectedRevision, actual: revision })
     }
-    const stored = getSection(doc, key.ns, key.scope)
     const section = deriveSection(stored, write.payload, { label, ns: key.ns, scope: key.scope })
-    const changed = !dataEqual(stored, section)
-    if (!changed) return { doc, outcome: { section, changed, revision, document: doc, judged: new Map() } }
-    const next = withSection(doc, key, section)
-    const judged = judgeWrite(kind, key, next, doc)
+    if (dataEqual(stored, section)) return { section, changed: false, revision, judged: new Map() }
+    const judged = judgeWrite(kind, key, overlay.with(key, section), overlay.read)
+    // A value the store cannot hold fails this write alone, before the group reaches the store.
+    const refusal = this.backend.cannotHold?.(key, section)
+    if (refusal) throw refusal
+    overlay.write(key, section)
     // A store-owned revision is known only at commit; until then no later write of the group may expect one.
     const after = this.ledger.storeOwned ? UNKNOWN_REVISION : revision + 1
     pending.set(id, after)
-    return { doc: next, outcome: { section, changed, revision: after, document: next, judged } }
+    return { section, changed: true, revision: after, judged }
   }
 
   /**
-   * After the provider stored the group: commit each write in order. Returns
-   * how to tell each caller its outcome, which runs once the provider's
-   * transaction has returned.
+   * After the store took the pass: commit each changed write in order (with
+   * store versions, only the last write of each section: the group's
+   * intermediate states were never stored).
+   * An `INVARIANT` listener failure met on the way is kept on its write.
+   * @throws {SettingsProviderContractError} for versions that do not fit the revisions' kind.
    */
-  private commitGroup(group: PendingWrite[], foldInvariants: unknown[], versions: Iterable<SettingsSectionVersion> | undefined): () => void {
+  private commitPass(group: PendingWrite[], versions: Iterable<SettingsSectionVersion> | undefined): void {
     const last = this.ledger.storeOwned ? this.takeStoreVersions(group, versions) : undefined
-    if (!last && versions !== undefined) throw new SettingsProviderContractError('the provider handed commit() store versions, but its load() reported none')
-    const outcomes: (() => void)[] = []
+    if (!last && versions !== undefined) throw new SettingsProviderContractError('the provider answered store versions, but its load() reported none')
     for (const write of group) {
-      if (write.failure !== undefined || !write.outcome) {
-        const error = write.failure ?? new Error(`settings provider committed ${write.label} without applying it`)
-        outcomes.push(() => write.reject(error))
-        continue
-      }
-      if (this.ledger.stopped) {
-        outcomes.push(() => write.resolve())
-        continue
-      }
-      const invariants = foldInvariants.splice(0)
-      // With store versions the group's intermediate states of a section were never stored: only its last write announces it.
-      if (!last || !write.outcome.changed || last.get(sectionId(write.key.ns, write.key.scope)) === write) this.ledger.commit(write.key, write.outcome, invariants)
-      outcomes.push(invariants.length ? () => write.reject(invariants[0]) : () => write.resolve())
+      const outcome = write.outcome
+      if (write.failure !== undefined || !outcome?.changed || this.ledger.stopped) continue
+      if (last && last.get(sectionId(write.key.ns, write.key.scope)) !== write) continue
+      const invariants: unknown[] = []
+      this.ledger.commit(write.key, outcome, invariants)
+      if (invariants.length) write.invariant = invariants[0]
     }
-    return () => outcomes.forEach((settle) => settle())
   }
 
   /**
@@ -282,7 +315,7 @@ export class WriteRunner {
       const id = sectionId(write.key.ns, write.key.scope)
       const version = map.get(id)
       if (version === undefined || version <= this.ledger.revision(write.key)) {
-        throw new SettingsProviderContractError(`the provider stored ${sectionLabel(write.key.ns, write.key.scope)} but handed commit() no newer store version for it`, write.key)
+        throw new SettingsProviderContractError(`the provider stored ${sectionLabel(write.key.ns, write.key.scope)} but answered no newer store version for it`, write.key)
       }
       write.outcome.revision = version
       last.set(id, write)

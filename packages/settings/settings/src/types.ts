@@ -101,6 +101,28 @@ export interface RedactedSecret {
   layer?: 'base' | 'global' | 'scope'
 }
 
+/**
+ * A place a layer's data holds that the kind's schema does not declare (a key
+ * no branch of the schema names there, or a tuple item past its length): left
+ * over from an earlier version of the plugin, or typed by hand. Its value never
+ * leaves the process; only where it is.
+ */
+export interface SettingsUndeclaredKey {
+  /**
+   * Path inside the section, array indexes as decimal text. Nothing below it is
+   * listed separately. For a `global` or `scope` entry it is a `mutate` path:
+   * `{ op: 'unset', path }` on that section (the global one, or the descriptor's
+   * scope's) removes it.
+   */
+  path: string[]
+  /**
+   * The layer that holds it: the global section, the scope's own section, or the
+   * registrant's `base` (its `cordis.yml` entry, say: not in the document, so no
+   * write removes it).
+   */
+  layer: 'base' | 'global' | 'scope'
+}
+
 /** What is wrong with a stored section that is not in effect. */
 export interface SettingsSectionProblem {
   /** Where inside the section; empty for the section as a whole (or an owner check). */
@@ -145,6 +167,16 @@ export interface SettingsDescriptor {
   applies: SettingsApplies
   /** Secret slots; present only under `redactSecrets`. */
   secrets?: RedactedSecret[]
+  /**
+   * The places the layers this descriptor reads (`base`, the global section and,
+   * for a scoped descriptor, the scope's own section) hold that the schema does not
+   * declare, layer by layer, lowest first (empty when there are none). Under
+   * `redactSecrets` their values are taken out of `value`, `base`, `user` and
+   * `inherited`: only the paths leave. A section left out of `user` for its
+   * `problem` still lists its own. To remove several of one array at once, unset
+   * them latest first: removing an item moves the later ones down.
+   */
+  undeclared: SettingsUndeclaredKey[]
 }
 
 /** A redacted descriptor as a remote configuration surface receives it: `secrets` is always present. */
@@ -223,8 +255,8 @@ export interface SettingsHistoryVersion {
 
 /**
  * One field that differs between two versions of a section. Values are
- * given for plain fields only: a secret field says `set`, `changed` or
- * `unset` and carries no value.
+ * given for plain fields only: a secret field, and a field the schema does
+ * not declare, says `set`, `changed` or `unset` and carries no value.
  */
 export interface SettingsFieldChange {
   /** Where the field sits inside the section; empty for a section that is not an object. */
@@ -236,6 +268,8 @@ export interface SettingsFieldChange {
   after?: unknown
   /** The field is a secret: no value is given. */
   secret?: true
+  /** The schema does not declare the field (a leftover, or a key typed by hand): no value is given. */
+  undeclared?: true
   /** The section does not resolve under its schema in one of the versions: it differs, and no value is shown. */
   withheld?: true
 }

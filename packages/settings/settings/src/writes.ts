@@ -1,5 +1,6 @@
 import { SettingsValidationError } from './errors.ts'
 import { inputError, MAX_WRITE_BYTES, storedSectionProblem, toJsonObject, utf8Length, type InputSite } from './json.ts'
+import { sectionLayerData } from './layers.ts'
 import { mergeLayers } from './merge.ts'
 import { applyPathOps, checkPathOps, type CheckedPathOp } from './path.ts'
 import type { JsonObject } from './types.ts'
@@ -31,13 +32,17 @@ export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite)
  * The section a write stores, derived from the section as it is stored when
  * the write reaches the front of the queue. `update` deep-merges its patch,
  * `replace` takes its section as given, `mutate` applies its ops in order. A
+ * stored `null` section is derived from as `{}` (and is left as it is until a
+ * write of that section stores the derived object). A
  * stored section that is malformed can only be repaired by `replace` or by a
  * `mutate` whose first op addresses the section root.
  * @throws {SettingsValidationError} when the stored section is malformed and the write cannot repair it.
  */
 export function deriveSection(stored: unknown, payload: WritePayload, site: InputSite): JsonObject {
   if (payload.mode === 'replace') return mergeLayers([payload.data]) as JsonObject
-  const problem = storedSectionProblem(stored)
+  // A stored `null` (a section whose fields were all commented out) reads as no section, and a write starts from `{}`.
+  const section = sectionLayerData(stored)
+  const problem = storedSectionProblem(section)
   const repairs = payload.mode === 'mutate' ? payload.ops[0]?.path.length === 0 : false
   if (problem && !repairs) {
     throw new SettingsValidationError({
@@ -47,7 +52,7 @@ export function deriveSection(stored: unknown, payload: WritePayload, site: Inpu
       reason: `stored section ${problem}; replace the section to repair it`,
     })
   }
-  const current = (problem ? {} : (stored ?? {})) as JsonObject
+  const current = (problem ? {} : (section ?? {})) as JsonObject
   if (payload.mode !== 'mutate') return (mergeLayers([current, payload.data]) ?? {}) as JsonObject
   return applyPathOps(current, payload.ops, site)
 }

@@ -1,10 +1,10 @@
 import type { Context } from 'cordis'
-import { SettingsProvider, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
+import { getSection, putSection, readsHold, SettingsProvider, type SettingsDocument, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
 
 /**
  * Where a transaction can be held: before it reads (`gate`), before it stores
- * (`persist`), after it commits (`leave`); and `close`, the provider's own
- * teardown, which the seam calls once it has stopped.
+ * (`persist`), after it stored and before it answers (`leave`); and `close`,
+ * the provider's own teardown, which the seam calls once it has stopped.
  */
 export type GatePoint = 'gate' | 'persist' | 'leave' | 'close'
 
@@ -16,14 +16,17 @@ export type GatePoint = 'gate' | 'persist' | 'leave' | 'close'
 export class ControlledProvider extends SettingsProvider {
   stored: SettingsDocument
   persistCount = 0
+  /** How many transactions reached the store (a group derived again after the store moved counts again). */
   applyCount = 0
+  /** Whether `stored` changed behind the seam's back since the provider last told it. */
+  private unseen = false
   /** When set, a transaction waits for it before reading the document. */
   gate: Promise<void> | undefined
-  /** When set, a transaction waits for it after `apply` and before storing the result. */
+  /** When set, a transaction waits for it after checking its reads and before storing its changes. */
   persistGate: Promise<void> | undefined
-  /** When set, a transaction waits for it after `commit` and before it returns (a lock being released, say). */
+  /** When set, a transaction waits for it after storing and before it answers (a lock being released, say). */
   leaveGate: Promise<void> | undefined
-  /** When set, the next persist throws it (after `apply` ran). */
+  /** When set, the next store throws it (after the reads were checked). */
   failNextPersist: Error | undefined
   /** Called with every document the provider is asked to persist. */
   persisted: SettingsDocument[] = []
@@ -76,30 +79,36 @@ export class ControlledProvider extends SettingsProvider {
     return structuredClone(this.stored)
   }
 
-  protected override transact(transaction: SettingsTransaction): Promise<void> {
-    const run = this.chain.then(async () => {
+  protected override store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
+    const run = this.chain.then(async (): Promise<SettingsStoreResult> => {
       this.arrive('gate')
       if (this.gate) await this.gate
-      const current = structuredClone(this.stored)
       this.applyCount++
-      const next = transaction.apply(current)
+      // What changed behind the seam's back is told first, as a store's watcher would.
+      if (this.unseen) {
+        this.unseen = false
+        this.publish(structuredClone(this.stored))
+      }
+      if (!readsHold(transaction.reads, (ns, scope) => getSection(this.stored, ns, scope))) return { moved: true }
       this.arrive('persist')
       if (this.persistGate) await this.persistGate
-      if (next !== current) {
-        if (this.failNextPersist) {
-          const error = this.failNextPersist
-          this.failNextPersist = undefined
-          throw error
-        }
-        this.stored = structuredClone(next)
-        this.persisted.push(structuredClone(next))
-        this.persistCount++
+      if (this.failNextPersist) {
+        const error = this.failNextPersist
+        this.failNextPersist = undefined
+        throw error
       }
-      transaction.commit()
+      const next = structuredClone(this.stored)
+      for (const change of transaction.changes) putSection(next, change, structuredClone(change.section))
+      this.stored = next
+      this.persisted.push(structuredClone(next))
+      this.persistCount++
       this.arrive('leave')
       if (this.leaveGate) await this.leaveGate
     })
-    this.chain = run.catch(() => {})
+    this.chain = run.then(
+      () => {},
+      () => {},
+    )
     return run
   }
 
@@ -110,11 +119,13 @@ export class ControlledProvider extends SettingsProvider {
   /** Change storage behind the seam's back. */
   silentlyStore(document: SettingsDocument): void {
     this.stored = structuredClone(document)
+    this.unseen = true
   }
 
   /** Store and publish an outside edit, as a watcher would. */
   externalEdit(document: SettingsDocument): void {
     this.stored = structuredClone(document)
+    this.unseen = false
     this.publish(structuredClone(document))
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { copyData, frozenCopy, isPlainObject, setOwn, valueAt } from '../src/data.ts'
+import { copyData, frozenCopy, isPlainObject, setOwn, valueAt, withoutPaths } from '../src/data.ts'
 import { containers, Point, sharesNothing } from './assertions.ts'
 
 function sample() {
@@ -236,5 +236,42 @@ describe('copyData on data read from storage', () => {
     const result = copyData({ when: date, list: [map] }) as { when: unknown; list: unknown[] }
     expect(result.when).toBe(date)
     expect(result.list[0]).toBe(map)
+  })
+})
+
+describe('withoutPaths', () => {
+  it('takes out object keys and array items at any depth, later items moving down', () => {
+    const input = sample()
+    expect(withoutPaths(input, [['theme'], ['editor', 'font', 'size'], ['groups', '0', 'tags'], ['editor', 'rulers', '0']])).toEqual({
+      editor: { font: {}, rulers: [120] },
+      groups: [{ name: 'a' }, [1, [2]]],
+      none: null,
+    })
+    expect(withoutPaths([0, 1, 2, 3], [['1'], ['3']])).toEqual([0, 2])
+    expect(input).toEqual(sample())
+  })
+
+  it('copies only what lies on the way to a removed place, and reads a frozen value without changing it', () => {
+    const input = frozenCopy(sample())
+    const result = withoutPaths(input, [['editor', 'font', 'size']])
+    expect(result.groups).toBe(input.groups)
+    expect(result.editor.rulers).toBe(input.editor.rulers)
+    expect(result.editor).not.toBe(input.editor)
+    expect(input.editor.font.size).toBe(12)
+  })
+
+  it('skips a path that leads nowhere, an empty path, and what lies below a removed place', () => {
+    const input = sample()
+    expect(withoutPaths(input, [])).toBe(input)
+    expect(withoutPaths(input, [[], ['missing', 'deep'], ['theme', 'x'], ['groups', '7'], ['groups', 'name'], ['none', 'a']])).toEqual(sample())
+    expect(withoutPaths(input, [['editor'], ['editor', 'font']])).toEqual({ theme: 'dark', groups: sample().groups, none: null })
+  })
+
+  it('keeps a __proto__ key as data and never reaches a prototype', () => {
+    const input = JSON.parse('{"__proto__": {"polluted": true}, "a": {"b": 1, "c": 2}}') as Record<string, unknown>
+    const result = withoutPaths(input, [['a', 'b']]) as Record<string, unknown>
+    expect(Object.hasOwn(result, '__proto__')).toBe(true)
+    expect(result.a).toEqual({ c: 2 })
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 })

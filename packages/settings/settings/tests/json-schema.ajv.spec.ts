@@ -10,8 +10,11 @@ import fc from 'fast-check'
 import Schema from 'schemastery'
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import { describe, expect, it } from 'vitest'
+import { adoptDocument, getSection, SCOPES_KEY } from '../src/document.ts'
 import { JSON_SCHEMA_EXTRA_KEYWORDS, sectionJsonSchema, settingsJsonSchema } from '../src/json-schema.ts'
+import { layersAt } from '../src/layers.ts'
 import { unlazy } from '../src/redact.ts'
+import { resolveValue } from '../src/resolve.ts'
 
 type AnySchema = Schema<any, any>
 
@@ -122,24 +125,33 @@ const validateDocument: ValidateFunction = newAjv().compile(documentSchema)
 
 const kindByNs = new Map<string, AnySchema>(kinds.map((kind) => [kind.ns, kind.schema]))
 
-/** What the seam does with a section: resolve it through its schema (schemastery may write into its input: a copy). */
-function seamAccepts(schema: AnySchema, section: unknown): boolean {
+/**
+ * What the seam does with a section stored on its own (no base, no other layer): read it as a layer
+ * (a `null` section holds nothing; a non-object one is refused) and resolve it through its schema.
+ */
+function seamAccepts(schema: AnySchema, section: unknown, base?: Record<string, unknown>): boolean {
   try {
-    schema(structuredClone(section))
+    const layers = layersAt({ probe: structuredClone(section) }, { ns: 'probe', base })
+    resolveValue(schema, layers.map((layer) => layer.data), undefined, { ns: 'probe' })
     return true
   } catch {
     return false
   }
 }
 
+/** The seam takes the document's shape without a warning, and every section resolves on its own. */
 function seamAcceptsDocument(doc: Record<string, unknown>): boolean {
-  const sections = (map: Record<string, unknown>) =>
-    Object.entries(map).every(([ns, section]) => {
-      const schema = kindByNs.get(ns)
-      return schema !== undefined && seamAccepts(schema, section)
-    })
-  const { scopes, ...global } = doc
-  return sections(global) && Object.values((scopes ?? {}) as Record<string, Record<string, unknown>>).every(sections)
+  const { doc: adopted, problems } = adoptDocument(doc)
+  if (problems.length) return false
+  const accepts = (ns: string, scope?: string) => {
+    const schema = kindByNs.get(ns)
+    return schema !== undefined && seamAccepts(schema, getSection(adopted, ns, scope))
+  }
+  const scopes = (adopted[SCOPES_KEY] ?? {}) as Record<string, Record<string, unknown> | null>
+  return (
+    Object.keys(adopted).every((ns) => ns === SCOPES_KEY || accepts(ns)) &&
+    Object.entries(scopes).every(([scope, sections]) => Object.keys(sections ?? {}).every((ns) => accepts(ns, scope)))
+  )
 }
 
 function jsonSchemaAccepts(doc: unknown): boolean {
@@ -326,8 +338,14 @@ function goodSections(): fc.Arbitrary<Record<string, unknown>> {
   return fc.record(model, { requiredKeys: [] })
 }
 
+/** The scopes map, sometimes left empty (`null`) as a whole or scope by scope. */
+const goodScopes = fc.oneof(
+  { arbitrary: fc.dictionary(scopeId, fc.oneof({ arbitrary: goodSections(), weight: 5 }, { arbitrary: fc.constant(null), weight: 1 }), { maxKeys: 2 }), weight: 5 },
+  { arbitrary: fc.constant(null), weight: 1 },
+)
+
 const goodDocument = fc
-  .tuple(goodSections(), fc.option(fc.dictionary(scopeId, goodSections(), { maxKeys: 2 }), { nil: undefined }))
+  .tuple(goodSections(), fc.option(goodScopes, { nil: undefined }))
   .map(([global, scopes]) => (scopes === undefined ? global : { ...global, scopes }))
 
 /** A document that is good but for one section, global or scoped, holding one type error. */
@@ -341,8 +359,8 @@ const badDocument = fc
     badValue(kind.schema, 0)!.map((section) => {
       const bad = asJson(section)
       if (scope === undefined) return { doc: { ...doc, [kind.ns]: bad }, kind, section: bad }
-      const scopes = { ...((doc as { scopes?: Record<string, unknown> }).scopes ?? {}) }
-      scopes[scope] = { ...(scopes[scope] as object), [kind.ns]: bad }
+      const scopes = { ...((doc as { scopes?: Record<string, unknown> | null }).scopes ?? {}) }
+      scopes[scope] = { ...(scopes[scope] as object | null), [kind.ns]: bad }
       return { doc: { ...doc, scopes }, kind, section: bad }
     }),
   )
@@ -364,6 +382,11 @@ describe('JSON Schema and ajv', () => {
     const accepted: [string, Record<string, unknown>][] = [
       ['an empty document', {}],
       ['a section left empty (YAML `web-search:`)', { 'web-search': null }],
+      // notifier's required tuple items need a base: without one even an absent section does not resolve.
+      ['every section left empty', Object.fromEntries(kinds.filter(({ ns }) => ns !== 'notifier').map(({ ns }) => [ns, null]))],
+      ['a scoped section left empty', { scopes: { 'preset/coder': { 'web-search': null, assistant: null } } }],
+      ['a scope left empty (YAML `preset/coder:`)', { assistant: { model: 'x' }, scopes: { 'preset/coder': null } }],
+      ['the scopes map left empty (YAML `scopes:`)', { assistant: null, scopes: null }],
       [
         'the web-search example with mirrors, nulls for defaults and an unknown field',
         {
@@ -518,6 +541,37 @@ describe('JSON Schema and ajv', () => {
       ['a document that is not a map', ['web-search']],
     ])('%s', (_, doc) => {
       expect(jsonSchemaAccepts(doc)).toBe(false)
+    })
+  })
+
+  describe('a section left empty (null)', () => {
+    it('every kind: the seam reads it as an absent section, and the section schema takes it (fast-check over scope placement)', () => {
+      for (const { ns, schema } of kinds) {
+        expect(seamAccepts(schema, null), ns).toBe(seamAccepts(schema, undefined))
+        expect(seamAccepts(schema, null, { quietHours: [22, 7] }), ns).toBe(true)
+        expect(newAjv().compile(sectionJsonSchema(schema))(null), ns).toBe(true)
+      }
+      const resolvable = kinds.filter(({ schema }) => seamAccepts(schema, undefined)).map(({ ns }) => ns)
+      expect(resolvable).toEqual(['web-search', 'assistant', 'menus', 'misc'])
+      fc.assert(
+        fc.property(fc.constantFrom(...resolvable), fc.option(scopeId, { nil: undefined }), (ns, scope) => {
+          const doc = scope === undefined ? { [ns]: null } : { scopes: { [scope]: { [ns]: null } } }
+          expect(seamAcceptsDocument(doc)).toBe(true)
+          expect(jsonSchemaAccepts(doc), JSON.stringify(validateDocument.errors)).toBe(true)
+        }),
+        { numRuns: 50 },
+      )
+    })
+
+    it('a schema with a required field: null passes as an absent section does, and the base supplies the field', () => {
+      const endpoint = Schema.object({ host: Schema.string().required(), port: Schema.natural().default(80) })
+      const validate = newAjv().compile(sectionJsonSchema(endpoint))
+      expect(seamAccepts(endpoint, null, { host: 'example.org' })).toBe(true)
+      expect(validate(null)).toBe(true)
+      expect(validate({})).toBe(true)
+      // Without a base neither an absent nor an empty section resolves: the seam refuses it at registration.
+      expect(seamAccepts(endpoint, null)).toBe(false)
+      expect(seamAccepts(endpoint, undefined)).toBe(false)
     })
   })
 

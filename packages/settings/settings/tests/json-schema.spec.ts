@@ -149,10 +149,11 @@ describe('sectionJsonSchema: containers', () => {
       type: ['object', 'null'],
       properties: { port: { type: ['integer', 'null'], minimum: 0, default: 80 } },
     })
-    // null resolves to the default {}, which lacks the required host: null is refused, the field is not required
+    // a null section reads as no section, as an absent one does (a lower layer may supply the required host):
+    // null passes, and the field is not required
     const schema = Schema.object({ host: Schema.string().required(), port: Schema.natural().default(80) })
     expect(sectionJsonSchema(schema)).toEqual({
-      type: 'object',
+      type: ['object', 'null'],
       properties: {
         host: { type: 'string' },
         port: { type: ['integer', 'null'], minimum: 0, default: 80 },
@@ -249,12 +250,13 @@ describe('sectionJsonSchema: recursion', () => {
   it('mutual recursion through dicts ends too', () => {
     const a: Schema = Schema.object({ b: Schema.lazy(() => b) })
     const b: Schema = Schema.dict(Schema.lazy(() => a))
-    // a dict value is merged like a section, so `a` recurs under the very flags it started with: the root is the reference
+    // the section root is converted on its own (a null section passes whatever the schema says); below it `b`
+    // recurs through `a` under the same flags, so `b` is the reference
+    const recursive: JsonSchema = { type: ['object', 'null'], additionalProperties: { type: ['object', 'null'], properties: { b: { $ref: '#/$defs/recursive.1' } } } }
     expect(sectionJsonSchema(a)).toEqual({
-      $ref: '#/$defs/recursive.1',
-      $defs: {
-        'recursive.1': { type: ['object', 'null'], properties: { b: { type: ['object', 'null'], additionalProperties: { $ref: '#/$defs/recursive.1' } } } },
-      },
+      type: ['object', 'null'],
+      properties: { b: { $ref: '#/$defs/recursive.1' } },
+      $defs: { 'recursive.1': recursive },
     })
   })
 
@@ -330,9 +332,9 @@ describe('settingsJsonSchema', () => {
         'ui-theme': { $ref: '#/$defs/ui-theme' },
         scopes: {
           description: 'Sections that apply under one named scope only, keyed by scope id (<kind>/<id>).',
-          type: 'object',
+          type: ['object', 'null'],
           propertyNames: { pattern: '^[a-z0-9][a-z0-9-]*\\/[a-z0-9][a-z0-9-]*$' },
-          additionalProperties: { type: 'object', properties: { 'ui-theme': { $ref: '#/$defs/ui-theme' } }, additionalProperties: false },
+          additionalProperties: { type: ['object', 'null'], properties: { 'ui-theme': { $ref: '#/$defs/ui-theme' } }, additionalProperties: false },
         },
       },
       additionalProperties: false,
@@ -359,7 +361,7 @@ describe('settingsJsonSchema', () => {
 
   it('an empty kind list still describes the document shape', () => {
     const doc = settingsJsonSchema([])
-    expect(doc.properties).toEqual({ scopes: expect.objectContaining({ type: 'object' }) })
+    expect(doc.properties).toEqual({ scopes: expect.objectContaining({ type: ['object', 'null'] }) })
     expect(doc.$defs).toEqual({})
   })
 

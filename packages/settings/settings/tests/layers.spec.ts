@@ -24,6 +24,19 @@ describe('layersAt', () => {
     ])
   })
 
+  it('reads a null section (every field commented out) as an empty layer, not as a problem', () => {
+    const problems: string[] = []
+    const empty = { search: null, scopes: { 'preset/a': { search: null } } }
+    const layers = layersAt(empty, { ns: 'search', scope: 'preset/a', base: { engine: 'ddg' } }, (layer) => problems.push(layer))
+    expect(layers).toEqual([
+      { name: 'base', data: { engine: 'ddg' } },
+      { name: 'global', data: undefined },
+      { name: 'scope', data: undefined },
+    ])
+    expect(problems).toEqual([])
+    expect(() => layersAt(empty, { ns: 'search', scope: 'preset/a' })).not.toThrow()
+  })
+
   it('refuses a malformed stored section by default, naming the section', () => {
     const bad = { search: ['not', 'an', 'object'] }
     expect(() => layersAt(bad, { ns: 'search' })).toThrow(SettingsValidationError)

@@ -45,8 +45,8 @@ const op = fc.oneof(
   fc.record({ op: fc.constant('unset' as const), path }),
 )
 const ops = fc.array(op, { maxLength: 8 })
-/** Stored values that are not a section at all. */
-const malformed = fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.boolean(), fc.array(jsonValue, { maxLength: 3 }))
+/** Stored values that are not a section at all (`null` is not among them: it reads as an empty section). */
+const malformed = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.array(jsonValue, { maxLength: 3 }))
 
 type Op = { op: 'set'; path: string[]; value: JsonValue } | { op: 'unset'; path: string[] }
 
@@ -180,10 +180,21 @@ describe('deriveSection properties', () => {
     )
   })
 
-  it('update over an absent section stores the patch', () => {
+  it('update over an absent or empty (null) section stores the patch', () => {
     fc.assert(
-      fc.property(section, (patch) => {
-        expect(derive('update', undefined, patch)).toEqual(clone(patch))
+      fc.property(section, fc.constantFrom(undefined, null), (patch, stored) => {
+        expect(derive('update', stored, patch)).toEqual(clone(patch))
+      }),
+      runs,
+    )
+  })
+
+  it('mutate over an empty (null) section is mutate over {}', () => {
+    fc.assert(
+      fc.property(ops, (list) => {
+        const expected = attempt(() => modelMutate({}, list))
+        if (expected instanceof Refused) expect(() => derive('mutate', null, list)).toThrow(SettingsInputError)
+        else expect(derive('mutate', null, list)).toEqual(expected)
       }),
       runs,
     )

@@ -1,24 +1,16 @@
 import { Context, type Fiber } from 'cordis'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SettingsInputError, type SettingsTransaction, type SettingsWriteOrigin } from 'dsh-settings'
+import { SettingsInputError, type SettingsStoreResult, type SettingsTransaction, type SettingsWriteOrigin } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import { plugWithSettings } from 'dsh-testing'
 
 /** The memory provider, recording who made each stored transaction's changes. */
 class Recording extends MemorySettingsProvider {
   static seen: SettingsWriteOrigin[][] = []
-  protected override transact(transaction: SettingsTransaction): Promise<void> {
-    return super.transact({
-      apply: (current) => transaction.apply(current),
-      commit: (versions) => {
-        Recording.seen.push([...transaction.origins].sort())
-        transaction.commit(versions)
-      },
-      get origins() {
-        return transaction.origins
-      },
-    })
+  protected override store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
+    Recording.seen.push([...transaction.origins].sort())
+    return super.store(transaction)
   }
 }
 

@@ -2,6 +2,7 @@ import { Context } from 'cordis'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
+import { drainMicrotasks } from 'dsh-testing'
 import { boot, bootControlled, deferred, type Harness } from './harness.ts'
 import type { ControlledProvider } from './controlled-provider.ts'
 
@@ -45,23 +46,27 @@ describe('provider contract and metadata', () => {
     expect(provider.stored).toEqual({ alpha: { size: 3 }, scopes: { 'preset/odd': 'oops' } })
   })
 
-  it('tells a writer its outcome only once the provider has left its critical section', async () => {
+  it('commits a write and tells its writer only once the provider answered (its critical section left)', async () => {
     h = await bootControlled({ document: { alpha: { size: 2 } } })
     const provider = h.provider as ControlledProvider
     await h.mount((ctx) => ctx.settings.register('alpha', schema()))
     const leave = deferred()
     provider.leaveGate = leave.promise
-    const committed = deferred()
-    h.root.on('settings/updated', () => committed.resolve())
+    const events: unknown[] = []
+    h.root.on('settings/updated', (_ns, next) => void events.push(next))
     let resolved = false
     const write = provider.update('alpha', { size: 3 }).then(() => (resolved = true))
-    // Committed (value and events) while the provider still holds its critical section...
-    await committed.promise
-    expect(provider.get('alpha')).toEqual({ size: 3 })
+    // Stored, but the provider has not answered yet: nothing is committed, nobody is told.
+    await provider.reached('leave')
+    expect(provider.stored).toEqual({ alpha: { size: 3 } })
+    await drainMicrotasks()
+    expect(provider.get('alpha')).toEqual({ size: 2 })
+    expect(events).toEqual([])
     expect(resolved).toBe(false)
-    // ...and resolved only after it left.
     leave.resolve()
     await write
+    expect(provider.get('alpha')).toEqual({ size: 3 })
+    expect(events).toEqual([{ size: 3 }])
     expect(resolved).toBe(true)
   })
 

@@ -1,7 +1,7 @@
 import { Context, type Fiber } from 'cordis'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SettingsConflictError, SettingsProvider, SettingsProviderContractError, SettingsSnapshot, type SettingsDocument, type SettingsTransaction } from 'dsh-settings'
+import { documentWith, SettingsChanges, SettingsConflictError, SettingsProvider, SettingsProviderContractError, SettingsSnapshot, type SettingsDocument, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
 import { eventually, plugWithSettings } from 'dsh-testing'
 import { SharedStore, SharedStoreProvider } from './providers/shared-store.ts'
 
@@ -100,7 +100,7 @@ describe('store-owned revisions', () => {
     const { root, settings } = await boot(SharedStoreProvider, { store, trustFeed: true })
     const alpha = await register(root)
     const old = store.read()
-    await store.exclusive(() => void store.write({ alpha: { a: 5 } }))
+    await store.exclusive(() => void store.writeDocument({ alpha: { a: 5 } }))
     await eventually(() => expect(alpha.get().a).toBe(5))
     const provider = settings as unknown as { publish(input: unknown): void }
     provider.publish(old)
@@ -117,39 +117,58 @@ describe('store-owned revisions', () => {
     expect(() => provider.publish(new SettingsSnapshot({ alpha: { a: 1 } }, [{ ns: 7 as never, version: 1 }]))).toThrow(SettingsProviderContractError)
   })
 
-  it('refuse, storing nothing, a transaction whose snapshot changes a section without its version (it would write over the store’s newer data)', async () => {
-    class Partial extends SharedStoreProvider {
-      protected override transact(transaction: SettingsTransaction): Promise<void> {
-        const store = (this as unknown as { config: { store: SharedStore } }).config.store
-        return store.exclusive(() => {
-          // What another host stored meanwhile, handed over without its versions: the bug this guards against.
-          const next = transaction.apply(new SettingsSnapshot(store.document, []))
-          transaction.commit(store.write(next))
-        })
+  it('take published changes with their versions, skipping an older one, and refuse a change without a version', async () => {
+    const store = new SharedStore({ alpha: { a: 1 } })
+    store.versions.set('\u0000alpha', { ns: 'alpha', version: 5 })
+    const { root, settings } = await boot(SharedStoreProvider, { store })
+    const alpha = await register(root)
+    const provider = settings as unknown as { publish(input: unknown): void }
+    provider.publish(new SettingsChanges([{ ns: 'alpha', section: { a: 7 }, version: 6 }]))
+    expect(alpha.get().a).toBe(7)
+    expect(revisionOf(settings)).toBe(6)
+    provider.publish(new SettingsChanges([{ ns: 'alpha', section: { a: 2 }, version: 4 }]))
+    expect(alpha.get().a).toBe(7)
+    expect(revisionOf(settings)).toBe(6)
+    expect(() => provider.publish(new SettingsChanges([{ ns: 'alpha', section: { a: 3 } }]))).toThrow(SettingsProviderContractError)
+    expect(alpha.get().a).toBe(7)
+  })
+
+  it('derive a group again when the store moved under its reads: the other host’s change is kept, nothing is lost', async () => {
+    const store = new SharedStore()
+    store.feedDelayMs = 10_000 // this host hears of the other write only through its own store call
+    const { root, settings } = await boot(SharedStoreProvider, { store })
+    const alpha = await register(root)
+    await store.exclusive(() => void store.writeDocument({ alpha: { b: 'theirs' } }))
+    await alpha.update({ a: 1 })
+    expect(alpha.get()).toEqual({ a: 1, b: 'theirs' })
+    expect(store.section('alpha')).toEqual({ a: 1, b: 'theirs' })
+    expect(revisionOf(settings)).toBe(store.version)
+  })
+
+  it('give up after the store moved under the group eight times in a row, storing nothing (a provider that answers moved but never publishes)', async () => {
+    let calls = 0
+    class Restless extends SharedStoreProvider {
+      protected override store(): Promise<SettingsStoreResult> {
+        calls++
+        return Promise.resolve({ moved: true })
       }
     }
     const store = new SharedStore()
-    const { root, settings } = await boot(Partial, { store, trustFeed: true })
-    await register(root)
-    store.feedDelayMs = 10_000
-    await store.exclusive(() => void store.write({ alpha: { b: 'theirs' } }))
-    const failure = await settings.update('alpha', { a: 1 }).then(
-      () => undefined,
-      (error: unknown) => error,
-    )
-    expect(failure).toBeInstanceOf(SettingsProviderContractError)
-    expect((failure as Error).message).toMatch(/without a store version newer than the committed one/)
-    expect(store.section('alpha')).toEqual({ b: 'theirs' })
+    const { root } = await boot(Restless, { store })
+    const alpha = await register(root)
+    await expect(alpha.update({ a: 1 })).rejects.toMatchObject({ code: 'SETTINGS_STORE_BUSY' })
+    expect(calls).toBe(8)
+    expect(store.section('alpha')).toBeUndefined()
+    expect(alpha.get().a).toBe(0)
   })
 
-  it('fail every write of a transaction whose commit names no newer version for a stored section', async () => {
+  it('fail every write of a transaction whose store answers no newer version for a stored section', async () => {
     class Forgetful extends SharedStoreProvider {
-      protected override transact(transaction: SettingsTransaction): Promise<void> {
+      protected override store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
         const store = (this as unknown as { config: { store: SharedStore } }).config.store
         return store.exclusive(() => {
-          const next = transaction.apply(store.read())
-          store.write(next)
-          transaction.commit([])
+          store.write(transaction.changes)
+          return { versions: [] }
         })
       }
     }
@@ -160,21 +179,20 @@ describe('store-owned revisions', () => {
 })
 
 describe('publish during a transaction', () => {
-  /** A provider whose change feed delivers, between `apply` and `commit`, what it read before the write: a stale echo. */
+  /** A provider whose change feed delivers, while it stores, what it read before the write: a stale echo. */
   class EchoInside extends SharedStoreProvider {
-    protected override transact(transaction: SettingsTransaction): Promise<void> {
+    protected override store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
       const store = (this as unknown as { config: { store: SharedStore } }).config.store
       return store.exclusive(() => {
         const before = store.read()
-        const next = transaction.apply(before)
-        const versions = store.write(next)
+        const versions = store.write(transaction.changes)
         this.publish(before)
-        transaction.commit(versions)
+        return { versions }
       })
     }
   }
 
-  it('is taken after the commit, so one revision never names two states and a stale writer is refused', async () => {
+  it('is taken before the commit: a stale echo changes nothing, one revision never names two states, and a stale writer is refused', async () => {
     const store = new SharedStore({ alpha: { a: 1 } })
     const { root, settings } = await boot(EchoInside, { store })
     const alpha = await register(root)
@@ -188,30 +206,29 @@ describe('publish during a transaction', () => {
     expect(alpha.get().a).toBe(2)
   })
 
-  it('is taken after the commit with process revisions too: an outside edit it carries lands after the write, under its own revision', async () => {
+  it('with process revisions, an outside edit found while storing lands first and the write over it, each under its own revision', async () => {
     class EditInside extends SettingsProvider {
-      stored: SettingsDocument = { alpha: { a: 1 } }
+      stored: SettingsDocument = { alpha: { a: 1 }, beta: { a: 1 } }
       protected load(): SettingsDocument {
-        return this.stored
+        return structuredClone(this.stored)
       }
-      protected override async transact(transaction: SettingsTransaction): Promise<void> {
-        const next = transaction.apply(this.stored)
-        this.stored = next
-        // Somebody else edits right after this write, and the watcher reports it before the commit.
-        this.stored = { alpha: { ...(next.alpha as object), b: 'theirs' } }
-        this.publish(this.stored)
-        transaction.commit()
+      protected override async store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
+        // Somebody else edited another section just before this write; the watcher reports it while the write is stored.
+        this.stored = { ...this.stored, beta: { a: 9 } }
+        this.publish(structuredClone(this.stored))
+        this.stored = documentWith(this.stored, transaction.changes)
       }
     }
     const { root, settings } = await boot(EditInside, {})
     const alpha = await register(root)
-    const announced: number[] = []
-    root.on('settings/document-updated', (_ns, revision) => void announced.push(revision))
+    await plugWithSettings(root, (ctx) => ctx.settings.register('beta', Alpha))
+    const announced: string[] = []
+    root.on('settings/document-updated', (ns, revision) => void announced.push(`${ns}@${revision}`))
     await settings.update('alpha', { a: 2 })
-    expect(alpha.get()).toEqual({ a: 2, b: 'theirs' })
-    expect(announced).toHaveLength(2)
-    expect(new Set(announced).size).toBe(2)
-    expect(revisionOf(settings)).toBe(announced[1])
+    expect(alpha.get()).toEqual({ a: 2, b: '' })
+    expect(settings.get('beta')).toEqual({ a: 9, b: '' })
+    expect(announced.map((entry) => entry.split('@')[0])).toEqual(['beta', 'alpha'])
+    expect(revisionOf(settings)).toBe(Number(announced[1]!.split('@')[1]))
   })
 })
 
@@ -232,7 +249,7 @@ describe('the two ways of storing', () => {
     )
     expect(failure).toBeInstanceOf(SettingsProviderContractError)
     expect((failure as Error).message).toMatch(/persist\(document\)/)
-    expect((failure as Error).message).toMatch(/transact\(transaction\)/)
+    expect((failure as Error).message).toMatch(/store\(transaction\)/)
     expect(root.get('settings')).toBeUndefined()
   })
 

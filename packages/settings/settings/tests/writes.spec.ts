@@ -161,9 +161,15 @@ describe('deriveSection', () => {
       ['a string', 'dark'],
       ['a number', 3],
       ['an array', [{ theme: 'dark' }]],
-      ['null', null],
     ])('refuses with SettingsValidationError when the stored section is %s', (_name, stored) => {
       expectValidationError(() => derive('update', stored, { theme: 'dark' }), '"demo"', 'must be an object of keys', 'replace')
+    })
+
+    it('derives from an empty section over a stored null (a section whose fields were all commented out)', () => {
+      expect(derive('update', null, { theme: 'dark', nested: { a: 1 } })).toEqual({ theme: 'dark', nested: { a: 1 } })
+      expect(derive('update', null, {})).toEqual({})
+      expect(derive('mutate', null, [{ op: 'set', path: ['nested', 'a'], value: 1 }, { op: 'unset', path: ['theme'] }])).toEqual({ nested: { a: 1 } })
+      expect(derive('replace', null, { theme: 'light' })).toEqual({ theme: 'light' })
     })
 
     it('refuses with SettingsValidationError when the stored section holds a nested __proto__ own key', () => {

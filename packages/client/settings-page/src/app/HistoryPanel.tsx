@@ -6,6 +6,7 @@ import { useStore } from './use-session.ts'
 
 const NOT_SET = 'Not set'
 const SECRET_SET = 'Set (secret, not shown)'
+const UNDECLARED_SET = 'Set (not used by this plugin, not shown)'
 
 /** What a changed field was in the version and is now, as two cells of text. Secrets never carry a value. */
 function cells(change: SettingsFieldChange): [string, string] {
@@ -14,6 +15,12 @@ function cells(change: SettingsFieldChange): [string, string] {
     if (change.change === 'set') return [NOT_SET, SECRET_SET]
     if (change.change === 'unset') return [SECRET_SET, NOT_SET]
     return [SECRET_SET, 'Replaced (secret, not shown)']
+  }
+  // A key the schema does not declare carries no value either: it may be a renamed secret.
+  if (change.undeclared) {
+    if (change.change === 'set') return [NOT_SET, UNDECLARED_SET]
+    if (change.change === 'unset') return [UNDECLARED_SET, NOT_SET]
+    return [UNDECLARED_SET, 'Replaced (not shown)']
   }
   if (change.change === 'set') return [NOT_SET, showValue(change.after)]
   if (change.change === 'unset') return [showValue(change.before), NOT_SET]
@@ -67,6 +74,12 @@ function DiffSection({ view, state, section }: { view: HistoryView; state: Histo
                           <>
                             {' '}
                             <span class="mark mark-required">secret</span>
+                          </>
+                        )}
+                        {field.undeclared && (
+                          <>
+                            {' '}
+                            <span class="mark">not used by this plugin</span>
                           </>
                         )}
                       </th>

@@ -13,7 +13,7 @@ describeProviderConformance<Shared>('a provider with store versions (shared stor
     store.writable = writable
     return { store, plug: (ctx: Context) => ctx.plugin(SharedStoreProvider, { store }) }
   },
-  edit: ({ store }, document) => store.exclusive(() => void store.write(document)),
+  edit: ({ store }, document) => store.exclusive(() => void store.writeDocument(document)),
   hosts: true,
   leftovers: ({ store }) => (store.listenerCount ? [`${store.listenerCount} feed listeners`] : []),
 })

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { changedSections, getSection, SettingsProvider, SettingsSnapshot, type SectionKey, type SettingsDocument, type SettingsSectionVersion, type SettingsTransaction } from 'dsh-settings'
+import { changedSections, getSection, putSection, readsHoldVersions, SettingsProvider, SettingsSnapshot, type SettingsDocument, type SettingsSectionChange, type SettingsSectionVersion, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
 import { copyData } from 'dsh-settings/data'
 
 /** A change the store announces: its version, and the store as it was then (a feed that carries data may deliver it late). */
@@ -44,12 +44,25 @@ export class SharedStore {
     return new SettingsSnapshot(this.document, [...this.versions.values()])
   }
 
-  /** Store `next`: every section that differs from the stored one gets the next store version. Answers those versions. */
-  write(next: SettingsDocument): SettingsSectionVersion[] {
-    const changed = changedSections(this.document, next)
-    if (!changed.length) return []
+  /** The store version that last changed a section (0: never stored). */
+  versionOf(ns: string, scope?: string): number {
+    return this.versions.get(`${scope ?? ''}\u0000${ns}`)?.version ?? 0
+  }
+
+  /** Store a whole document as another host would: every section that differs gets the next store version. */
+  writeDocument(next: SettingsDocument): SettingsSectionVersion[] {
+    return this.write(changedSections(this.document, next).map((key) => ({ ...key, section: getSection(next, key.ns, key.scope) })))
+  }
+
+  /** Store changed sections, each at the next store version. Answers those versions. */
+  write(changes: readonly SettingsSectionChange[]): SettingsSectionVersion[] {
+    if (!changes.length) return []
     this.version++
-    const written = changed.map((key: SectionKey) => ({ ...key, version: this.version }))
+    const next = copyData(this.document) as SettingsDocument
+    const written = changes.map((change) => {
+      putSection(next, change, copyData(change.section))
+      return { ns: change.ns, ...(change.scope === undefined ? {} : { scope: change.scope }), version: this.version }
+    })
     for (const entry of written) this.versions.set(`${entry.scope ?? ''}\u0000${entry.ns}`, entry)
     this.document = next
     this.notify({ version: this.version, snapshot: this.read() })
@@ -78,7 +91,7 @@ export class SharedStore {
 
 /**
  * A provider with store-owned revisions over a {@link SharedStore}: the
- * `transact` way, with the store's versions as revisions and the change feed
+ * `store` way, with the store's versions as revisions and the change feed
  * published as snapshots. Several instances on one store act as several hosts.
  */
 export class SharedStoreProvider extends SettingsProvider {
@@ -102,13 +115,15 @@ export class SharedStoreProvider extends SettingsProvider {
     return this.config.store.read()
   }
 
-  protected override transact(transaction: SettingsTransaction): Promise<void> {
+  protected override store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
     const { store } = this.config
-    return store.exclusive(() => {
-      const current = store.read()
-      const next = transaction.apply(current)
-      if (next === current.document) return transaction.commit()
-      transaction.commit(store.write(next))
+    return store.exclusive((): SettingsStoreResult => {
+      // Another host wrote a section these writes read: tell the seam what the store holds, and let it derive again.
+      if (!readsHoldVersions(transaction.reads, (ns, scope) => store.versionOf(ns, scope))) {
+        this.publish(store.read())
+        return { moved: true }
+      }
+      return { versions: store.write(transaction.changes) }
     })
   }
 
