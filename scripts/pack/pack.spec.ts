@@ -51,6 +51,7 @@ const EXPECTED_EXPORTS: Record<string, string[]> = {
   'dsh-settings/memory': ['MemorySettingsProvider', 'default'],
   'dsh-settings/equal': ['dataEqual'],
   'dsh-settings-file': ['FileSettingsProvider', 'default'],
+  'dsh-settings-file/codec': ['parseSettings', 'readDocumentText', 'SettingsNotAFileError', 'SettingsNotAMapError'],
   'dsh-settings-postgres': ['PostgresSettingsProvider', 'SettingsDatabaseError', 'default'],
   'dsh-settings/conformance': ['describeProviderConformance'],
   'dsh-loader': ['DeploymentLoader', 'runDeployment', 'importPlugin'],

@@ -4,8 +4,8 @@
  * document with every kind of problem planted, and one that does not parse; a deployment whose
  * plugins fare badly; the positions module on its own; and the real command in child processes.
  */
-import { spawn } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -178,6 +178,100 @@ describe('pnpm settings check: plugins that fare badly', () => {
   })
 })
 
+describe('pnpm settings check: reading the document as the provider does', () => {
+  /** `web-search:` with `count` keys, one per line from line 2, then `tail` lines. */
+  function manyKeys(count: number, ...tail: string[]): string {
+    const lines = ['web-search:']
+    for (let index = 0; index < count; index++) lines.push(`  key${index}: value${index}`)
+    return [...lines, ...tail, ''].join('\n')
+  }
+
+  it('parses like the provider, in linear time: 80,000 keys with a refused value and then a duplicate, each at its place', { timeout: 60_000 }, async () => {
+    const dir = tempDir()
+    const file = join(dir, 'settings.yaml')
+    writeFileSync(file, manyKeys(80_000, '  limit: 500'))
+    const { code, out } = await check(DEPLOYMENT, file)
+    expect(out[0]).toBe(`${file}:80002:10: web-search $.limit: expected number <= 50 [invalid-value]`)
+    expect(code).toBe(1)
+    // No timing assertion: with yaml's own duplicate-key scan (quadratic per map), 80,000 keys took over a minute, past this timeout.
+    writeFileSync(file, manyKeys(80_000, '  key40000: repeated-value-91c3'))
+    const duplicate = await check(DEPLOYMENT, file)
+    expect(duplicate.out.slice(0, -1)).toEqual([`${file}:80002:3: document: not valid YAML (DUPLICATE_KEY) [bad-yaml]`])
+    expect(duplicate.out.join('\n')).not.toContain('repeated-value-91c3')
+  })
+
+  it('refuses a document over the default size cap before reading it: nothing past the cap is parsed', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'settings.yaml')
+    // Past the cap the text does not parse: a check that parsed it would report that instead.
+    writeFileSync(file, `web-search:\n  notes: ${'x'.repeat(8 * 1024 * 1024)}\n  bad: [unclosed\n`)
+    const bytes = readFileSync(file).length
+    const { code, out } = await check(DEPLOYMENT, file)
+    expect(out).toEqual([
+      `${file}:1:1: document: the document is ${bytes} bytes, over the file provider's size cap of ${8 * 1024 * 1024} (maxDocumentBytes), so it refuses to load it; it was not read [bad-document]`,
+      `settings check: 1 problem in ${file} against ${DEPLOYMENT} (the document cannot be read, so nothing else was checked)`,
+    ])
+    expect(code).toBe(1)
+  })
+
+  it('takes the cap from the deployment\'s maxDocumentBytes when it sets one', async () => {
+    const dir = tempDir()
+    const deployment = `${FIXTURES}/capped.cordis.yml`
+    const file = join(dir, 'settings.yaml')
+    writeFileSync(file, 'web-search:\n  engine: google\n  limit: 20\n  apiKey: capped-secret-5e6f\n')
+    const { code, out } = await check(deployment, file)
+    expect(out[0]).toBe(`${file}:1:1: document: the document is 70 bytes, over the file provider's size cap of 64 (maxDocumentBytes), so it refuses to load it; it was not read [bad-document]`)
+    expect(code).toBe(1)
+    writeFileSync(file, 'web-search:\n  limit: 20\n')
+    expect((await check(deployment, file)).code).toBe(0)
+  })
+
+  it('reports what the provider refuses in a document that parses, at its position', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'settings.yaml')
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c]', ''].join('\n')
+    const cases: [string, RegExp][] = [
+      ['a: *nowhere\n', /^document: the document has an alias to an anchor it does not define \(before the alias\) \[bad-document\]$/],
+      ['a: &a [1, *a]\n', /^document: the document holds an alias that contains itself \[bad-document\]$/],
+      [bomb, /^document: the document uses too many aliases .*\[bad-document\]$/],
+      ['- web-search\n- assistant\n', /^document: the document is not a map of namespace sections.*\[bad-document\]$/],
+    ]
+    for (const [text, rule] of cases) {
+      writeFileSync(file, text)
+      const { code, out } = await check(DEPLOYMENT, file)
+      expect(out).toHaveLength(2)
+      expect(out[0]!.startsWith(`${file}:1:1: `)).toBe(true)
+      expect(out[0]!.slice(`${file}:1:1: `.length)).toMatch(rule)
+      expect(code).toBe(1)
+    }
+    writeFileSync(file, '{\n  "web-search": {"limit": 2,}\n}\n')
+    const json = join(dir, 'settings.json')
+    writeFileSync(json, '{\n  "web-search": {"limit": 2,}\n}\n')
+    expect((await check(DEPLOYMENT, json)).out[0]).toMatch(new RegExp(`^${json.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: document: not valid JSON \\[bad-yaml\\]$`))
+  })
+
+  it.each([
+    ['a FIFO', (path: string) => void execFileSync('mkfifo', [path]), 'FIFO'],
+    ['a directory', (path: string) => mkdirSync(path), 'directory'],
+    ['/dev/null through a symlink', (path: string) => symlinkSync('/dev/null', path), 'character device'],
+  ])('refuses %s at the document path at once, with exit code 2', async (_name, make, kind) => {
+    const dir = tempDir()
+    const file = join(dir, 'settings.yaml')
+    make(file)
+    const { code, out, err } = await check(DEPLOYMENT, file)
+    expect({ code, out, err }).toEqual({ code: 2, out: [], err: [`pnpm settings check: cannot read the settings document ${file}: it is a ${kind}, not a regular file`] })
+  })
+
+  it('refuses a FIFO as the deployment file at once, with exit code 2', async () => {
+    const dir = tempDir()
+    const deployment = join(dir, 'cordis.yml')
+    execFileSync('mkfifo', [deployment])
+    const { code, err } = await check(deployment, `${FIXTURES}/clean.yaml`)
+    expect(code).toBe(2)
+    expect(err[0]).toBe(`pnpm settings check: cannot read the deployment file ${deployment}: it is a FIFO, not a regular file`)
+  })
+})
+
 describe('positions', () => {
   const text = PositionedText.parse(
     ['defaults: &defaults', '  limit: 5', 'web-search:', '  <<: *defaults', '  engine: bing', '  empty:', '  list:', '    - url: a', '    - {url: b}', 'alias: *defaults', ''].join('\n'),
@@ -205,13 +299,10 @@ describe('positions', () => {
     expect(text.locate(['alias', 'limit'])).toEqual({ line: 2, column: 10 })
   })
 
-  it('gives syntax errors as codes with positions, and refuses data that cannot be read', () => {
+  it('gives syntax errors as codes with positions, duplicate keys as the provider finds them', () => {
     expect(PositionedText.parse('a:\n\tb: 1\n').errors).toEqual([{ code: 'TAB_AS_INDENT', position: { line: 2, column: 1 } }])
-    expect(PositionedText.parse('a: *nowhere\n').data()).toEqual({ problem: 'has an alias to an anchor it does not define (before the alias)' })
-    expect(PositionedText.parse('a: &a [1, *a]\n').data()).toEqual({ problem: 'holds an alias that contains itself' })
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c]'].join('\n')
-    expect(PositionedText.parse(bomb).data()).toEqual({ problem: expect.stringContaining('too many aliases') })
-    expect(PositionedText.parse('').data()).toEqual({ data: undefined })
+    expect(PositionedText.parse('a: 1\nb:\n  c: 1\n  c: 2\n').errors).toEqual([{ code: 'DUPLICATE_KEY', position: { line: 4, column: 3 } }])
+    expect(PositionedText.parse('').errors).toEqual([])
   })
 })
 
@@ -279,5 +370,21 @@ describe('the command in a child process', () => {
       expect(run.stderr).not.toContain('still running')
       expect(run.ms).toBeLessThan(45_000)
     }
+  })
+})
+
+describe('pnpm settings check: empty sections read as the seam reads them', () => {
+  it('passes a document whose sections, scopes map and scope entries are empty (null)', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'settings.yaml')
+    writeFileSync(file, ['web-search:', '  # engine: bing', 'assistant: ~', 'scopes:', '  preset/coder:', '  preset/writer: ~', ''].join('\n'))
+    const { code, out, err } = await check(DEPLOYMENT, file)
+    expect(err).toEqual([])
+    expect(out).toHaveLength(1)
+    expect(out[0]).toMatch(/^settings check: no problems in /)
+    expect(code).toBe(0)
+
+    writeFileSync(file, 'scopes: ~\n')
+    expect((await check(DEPLOYMENT, file)).code).toBe(0)
   })
 })

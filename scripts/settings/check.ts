@@ -5,8 +5,13 @@
  * 1. The deployment file is planned as `pnpm start` plans it (deployment.ts). Its
  *    settings provider entry names the default document; `dsh-remote` and
  *    `dsh-settings-controller` are left out.
- * 2. The document is parsed with `yaml` as the file provider parses it
- *    (positions.ts); a syntax error is itself a problem, and ends the check.
+ * 2. The document is read and parsed by the file provider's own codec
+ *    (`dsh-settings-file/codec`): something other than a regular file is
+ *    refused before it is opened for reading, a document over the size cap
+ *    before a byte is read, and the parse is the provider's (linear, with its
+ *    refusals). A syntax error or a document that cannot be read as sections
+ *    is itself a problem, and ends the check. positions.ts maps data paths to
+ *    lines and columns of the same parse.
  * 3. The other entries, scope groups included, run in one cordis root over a
  *    read-only `MemorySettingsProvider` holding the document, and every
  *    registration is recorded. A plugin that fails on a stored section never
@@ -23,11 +28,11 @@
  * and a plugin's own error message has schemastery's "but got <value>" cut out
  * and every string of the document and of the deployment's configs redacted.
  */
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { extname, resolve } from 'node:path'
 import { processConditions } from 'dsh-loader'
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import { NAMESPACE_PATTERN, RESERVED_NAMESPACES, SCOPES_KEY, type SettingsDocument } from 'dsh-settings'
+import { DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, readDocumentText, SettingsDocumentError, SettingsDocumentTooLargeError, SettingsNotAFileError, type ParsedDocument } from 'dsh-settings-file/codec'
 import { defaultDocument, pluginSubject, readDeployment, runPass, UsageError, type EntryRef, type FileProviderConfig, type Pass, type Registration } from './deployment.ts'
 import { instanceKey, isPlainObject, isSectionError, judgeSections, sectionHolding, type Judgment } from './judge.ts'
 import { PositionedText, type Position, type Target } from './positions.ts'
@@ -100,8 +105,6 @@ export interface CheckOptions {
   startTimeoutMs?: number
 }
 
-/** The file provider's default size cap (`DEFAULT_MAX_DOCUMENT_BYTES` in packages/settings/settings-file/src/parse.ts). */
-const DEFAULT_MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 /** How many times the deployment runs at most: once, then over the document with refused fields taken out. */
 const MAX_PASSES = 3
 /** Strings this short are not redacted from plugins' messages (they would take ordinary words with them). */
@@ -201,6 +204,8 @@ function shapeProblems(data: Record<string, unknown>, known: ReadonlySet<string>
       continue
     }
     const scopes = data[key]
+    // An empty `scopes:` (null) holds nothing, as the seam reads it.
+    if (scopes === null) continue
     if (!isPlainObject(scopes)) {
       found.push({ code: 'bad-scopes', subject: SCOPES_KEY, rule: `"${SCOPES_KEY}" must be a map of scope ids to sections`, path: [key], target: 'key' })
       continue
@@ -211,6 +216,7 @@ function shapeProblems(data: Record<string, unknown>, known: ReadonlySet<string>
         continue
       }
       const sections = scopes[scope]
+      if (sections === null) continue
       if (!isPlainObject(sections)) {
         found.push({ code: 'bad-scopes', subject: `scope ${scope}`, rule: 'a scope must be a map of namespace sections', path: [key, scope], target: 'key' })
         continue
@@ -224,60 +230,94 @@ function shapeProblems(data: Record<string, unknown>, known: ReadonlySet<string>
   return found
 }
 
+/**
+ * What a refusal of the provider's parse reports: for YAML that does not parse, each place yaml
+ * stops (its codes, as the provider's own parse finds them, never its messages, which quote the
+ * source); for JSON that does not parse, its one place; for a document that parses but is not
+ * sections (not a map, aliases past the cap), the provider's rule at its position.
+ */
+function refusalProblems(error: SettingsDocumentError, text: string, format: 'yaml' | 'json', file: string): { position: Position; code: ProblemCode; rule: string }[] {
+  if (format === 'yaml') {
+    const syntax = PositionedText.parse(text).errors
+    if (syntax.length) {
+      // yaml may report several codes at one place (a block used as a key, spanning lines): one line per place.
+      const byPlace = new Map<string, { position: Position; codes: string[] }>()
+      for (const { code, position } of syntax) {
+        const place = byPlace.get(`${position.line}:${position.column}`) ?? { position, codes: [] }
+        if (!place.codes.includes(code)) place.codes.push(code)
+        byPlace.set(`${position.line}:${position.column}`, place)
+      }
+      return [...byPlace.values()].map(({ position, codes }) => ({ position, code: 'bad-yaml', rule: `not valid YAML (${codes.join(', ')})` }))
+    }
+  } else if (error.code === 'SETTINGS_DOCUMENT' && error.position) {
+    // JSON.parse stops at the first error: its one place (a root that is not a map has a code of its own).
+    return [{ position: error.position, code: 'bad-yaml', rule: 'not valid JSON' }]
+  }
+  return [{ position: error.position ?? { line: 1, column: 1 }, code: 'bad-document', rule: documentRule(error, file) }]
+}
+
 /** The valid scope ids the document holds sections under. */
 function documentScopes(data: Record<string, unknown>): string[] {
   const scopes = data[SCOPES_KEY]
   return isPlainObject(scopes) ? Object.keys(scopes).filter((scope) => SCOPE_ID_PATTERN.test(scope) && isPlainObject(scopes[scope])) : []
 }
 
+/** The file provider's size cap for the deployment: its `maxDocumentBytes` when configured, else the provider's default. */
+function sizeCap(deployment: Awaited<ReturnType<typeof readDeployment>>): number {
+  const configured = deployment.provider?.file ? (deployment.provider.ref.entry.config as FileProviderConfig | null)?.maxDocumentBytes : undefined
+  return typeof configured === 'number' && Number.isSafeInteger(configured) && configured >= 1 ? configured : DEFAULT_MAX_DOCUMENT_BYTES
+}
+
+/** A refusal of the provider's parse as a rule: its message without the document's path (the line names the file) or position. */
+function documentRule(error: SettingsDocumentError, file: string): string {
+  const prefix = `settings document ${file} `
+  const rest = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
+  return `the document ${rest.replace(/,? at line \d+, column \d+$/, '')}`
+}
+
 /**
  * Check the settings document against the deployment's plugins.
- * @throws {UsageError} when a file is missing or unreadable, the deployment does not plan, or no document can be named.
+ * @throws {UsageError} when a file is missing, unreadable or not a regular file, the deployment does not plan, or no document can be named.
  */
 export async function checkSettings(options: CheckOptions): Promise<CheckResult> {
   const env = options.env ?? process.env
   const deploymentFile = resolve(options.deployment)
   const deployment = await readDeployment(deploymentFile, env, options.conditions ?? processConditions())
   const documentFile = options.document === undefined ? defaultDocument(deployment, env) : resolve(options.document)
-  let text: string
-  try {
-    text = readFileSync(documentFile, 'utf8')
-  } catch (error) {
-    throw new UsageError(`cannot read the settings document ${documentFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  }
-
   const result: CheckResult = { deployment: deploymentFile, document: documentFile, problems: [], notes: [], namespaces: [], scopes: [], judged: false }
-  const parsed = PositionedText.parse(text)
   const inDocument = (position: Position, code: ProblemCode, subject: string, rule: string): Problem => ({ code, file: documentFile, ...position, subject, rule })
 
-  // The document must parse and read as a map before anything else can be said about it.
-  if (parsed.errors.length) {
-    // yaml may report several codes at one place (a block used as a key, spanning lines): one line per place.
-    const byPlace = new Map<string, { position: Position; codes: string[] }>()
-    for (const { code, position } of parsed.errors) {
-      const place = byPlace.get(`${position.line}:${position.column}`) ?? { position, codes: [] }
-      if (!place.codes.includes(code)) place.codes.push(code)
-      byPlace.set(`${position.line}:${position.column}`, place)
+  // Read as the provider reads: a FIFO or a directory is refused before it is opened for reading, and a
+  // document over the cap before a byte of it is read.
+  const cap = sizeCap(deployment)
+  let text: string | undefined
+  try {
+    text = await readDocumentText(documentFile, { maxBytes: cap })
+  } catch (error) {
+    if (error instanceof SettingsDocumentTooLargeError) {
+      result.problems = [inDocument({ line: 1, column: 1 }, 'bad-document', 'document', `the document is ${error.bytes} bytes, over the file provider's size cap of ${error.limit} (maxDocumentBytes), so it refuses to load it; it was not read`)]
+      return result
     }
-    result.problems = [...byPlace.values()].map(({ position, codes }) => inDocument(position, 'bad-yaml', 'document', `not valid YAML (${codes.join(', ')})`))
+    const why = error instanceof SettingsNotAFileError ? `it is a ${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
+    throw new UsageError(`cannot read the settings document ${documentFile}: ${why}`)
+  }
+  if (text === undefined) throw new UsageError(`cannot read the settings document ${documentFile}: ENOENT`)
+
+  // Parsed as the provider parses it: JSON for .json, else YAML. It must read as a map of sections before anything else can be said.
+  const format = extname(documentFile).toLowerCase() === '.json' ? 'json' : 'yaml'
+  let parsed: ParsedDocument
+  try {
+    parsed = parseSettings(text, format, documentFile, cap)
+  } catch (error) {
+    if (!(error instanceof SettingsDocumentError)) throw error
+    result.problems = refusalProblems(error, text, format, documentFile).map(({ position, code, rule }) => inDocument(position, code, 'document', rule))
     return result
   }
-  const read = parsed.data()
-  if ('problem' in read || (read.data !== undefined && !isPlainObject(read.data))) {
-    result.problems = [inDocument(parsed.root(), 'bad-document', 'document', 'problem' in read ? `the document ${read.problem}` : 'the document must be a map of namespace sections')]
-    return result
-  }
-  const data = (read.data ?? {}) as Record<string, unknown>
+  const data = parsed.data
+  // Positions come from the same parse; JSON (which is YAML) is parsed once more for them.
+  const positions = parsed.yaml ? PositionedText.of(text, parsed.yaml) : PositionedText.parse(text)
   result.judged = true
   const documentProblems: Problem[] = []
-  if (deployment.provider?.file) {
-    const configured = (deployment.provider.ref.entry.config as FileProviderConfig | null)?.maxDocumentBytes
-    const cap = typeof configured === 'number' ? configured : DEFAULT_MAX_DOCUMENT_BYTES
-    const bytes = Buffer.byteLength(text, 'utf8')
-    if (bytes > cap) {
-      documentProblems.push(inDocument({ line: 1, column: 1 }, 'bad-document', 'document', `the document is ${bytes} bytes, over the file provider's size cap of ${cap} (maxDocumentBytes), so it refuses to load it`))
-    }
-  }
 
   // Run the deployment, then again over the repaired document while plugins failed on stored sections.
   const deadline = Date.now() + (options.startTimeoutMs ?? 10_000)
@@ -310,7 +350,7 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
   for (const problem of judgment.problems) {
     documentProblems.push(
       inDocument(
-        parsed.locate(documentPath(problem.ns, problem.scope, problem.path)),
+        positions.locate(documentPath(problem.ns, problem.scope, problem.path)),
         problem.path.length ? 'invalid-value' : 'invalid-section',
         `${sectionSubject(problem.ns, problem.scope)} ${formatPath(problem.path)}`,
         ruleOf(problem.message),
@@ -335,7 +375,7 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
     places.add(place)
     documentProblems.push(
       inDocument(
-        parsed.locate(documentPath(error.ns, holding, error.path)),
+        positions.locate(documentPath(error.ns, holding, error.path)),
         error.path.length ? 'invalid-value' : 'invalid-section',
         `${sectionSubject(error.ns, holding)} ${formatPath(error.path)}`,
         ruleOf(error.message),
@@ -343,11 +383,11 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
     )
   }
   // The document's shape.
-  for (const problem of shapeProblems(data, known)) documentProblems.push(inDocument(parsed.locate(problem.path, problem.target), problem.code, problem.subject, problem.rule))
+  for (const problem of shapeProblems(data, known)) documentProblems.push(inDocument(positions.locate(problem.path, problem.target), problem.code, problem.subject, problem.rule))
 
   // The deployment's own problems: plugins that could not be loaded, or failed for a reason other than a section reported above.
   const values = stringsIn([data, ...deployment.configs])
-  const deploymentText = PositionedText.parse(readFileSync(deploymentFile, 'utf8'))
+  const deploymentText = PositionedText.parse(deployment.text)
   const inDeployment = (ref: EntryRef, rule: string): Problem => ({ code: 'plugin-failed', file: deploymentFile, ...deploymentText.locate(ref.path, 'key'), subject: pluginSubject(ref), rule })
   const deploymentProblems = deployment.unloaded.map(({ ref, error }) => inDeployment(ref, `could not be loaded: ${scrubMessage(error, values)}`))
   for (const { ref, error } of pass.failed) if (!explained.has(error)) deploymentProblems.push(inDeployment(ref, `failed to start: ${scrubMessage(error, values)}`))

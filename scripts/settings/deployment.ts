@@ -5,7 +5,6 @@
  * recording every namespace they register.
  */
 import { Context, type Fiber, type Plugin } from 'cordis'
-import { readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { importPlugin, planDeployment, type Entry, type PluginEntry } from 'dsh-loader'
 import { createScope, namedScopeOf } from 'dsh-scope'
@@ -20,6 +19,7 @@ import {
 } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import { FileSettingsProvider, resolveDocumentPath } from 'dsh-settings-file'
+import { readDocumentText, SettingsNotAFileError } from 'dsh-settings-file/codec'
 
 /** The command cannot run as asked (a missing file, a deployment that does not plan): exit code 2. */
 export class UsageError extends Error {
@@ -52,6 +52,8 @@ export interface FileProviderConfig {
 
 /** What reading the deployment found. */
 export interface Deployment {
+  /** The deployment file's text, as read. */
+  text: string
   planned: Planned[]
   /** The settings provider entry, if any (the first in file order), and whether it is the file provider. */
   provider: { ref: EntryRef; file: boolean } | undefined
@@ -77,12 +79,15 @@ function isSettingsProvider(plugin: unknown): boolean {
  * @throws {UsageError} when the file cannot be read or does not plan.
  */
 export async function readDeployment(file: string, env: NodeJS.ProcessEnv, conditions: readonly string[]): Promise<Deployment> {
-  let text: string
+  let text: string | undefined
   try {
-    text = readFileSync(file, 'utf8')
+    // Never a blocking open: a FIFO there is refused at once.
+    text = await readDocumentText(file)
   } catch (error) {
-    throw new UsageError(`cannot read the deployment file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    const why = error instanceof SettingsNotAFileError ? `it is a ${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
+    throw new UsageError(`cannot read the deployment file ${file}: ${why}`)
   }
+  if (text === undefined) throw new UsageError(`cannot read the deployment file ${file}: ENOENT`)
   let entries: Entry[]
   try {
     entries = planDeployment(text, env)
@@ -90,7 +95,7 @@ export async function readDeployment(file: string, env: NodeJS.ProcessEnv, condi
     throw new UsageError(`${file}: ${(error as Error).message}`)
   }
   const baseDir = dirname(file)
-  const deployment: Deployment = { planned: [], provider: undefined, unloaded: [], configs: [] }
+  const deployment: Deployment = { text, planned: [], provider: undefined, unloaded: [], configs: [] }
   const walk = async (items: Entry[], groups: string[], path: string[]): Promise<Planned[]> => {
     const planned: Planned[] = []
     for (const item of items) {

@@ -4,67 +4,16 @@
  * parsed data maps to the `line`/`column` of the node that holds it, or of its
  * nearest ancestor when the path leads into something the text does not hold.
  *
- * The workspace root does not depend on `yaml` (pnpm keeps dependencies
- * strict), so it is loaded from dsh-settings-file's own dependencies, as the
- * torture does (scripts/torture/yaml.ts); only what is used here is typed.
+ * The parse is the provider's own (`dsh-settings-file/codec`: the same options
+ * and the same linear duplicate-key check), so positions and verdicts match
+ * what a load says, in time linear in the document.
  */
-import { createRequire } from 'node:module'
+import { isAlias, isMap, isPair, isScalar, isSeq, parseYaml, type Document } from 'dsh-settings-file/codec'
 
-/** A node of yaml's tree: its `[start, valueEnd, nodeEnd]` offsets. */
+/** A node of yaml's tree, as far as positions go: its `[start, valueEnd, nodeEnd]` offsets. */
 interface YamlNode {
   range?: [number, number, number] | null
 }
-
-interface YamlScalar extends YamlNode {
-  value: unknown
-}
-
-interface YamlPair {
-  key: unknown
-  value: unknown
-}
-
-interface YamlCollection extends YamlNode {
-  items: unknown[]
-}
-
-interface YamlAlias extends YamlNode {
-  resolve(doc: YamlDocument): unknown
-}
-
-interface YamlError {
-  code: string
-  pos: [number, number]
-}
-
-interface YamlDocument {
-  contents: unknown
-  errors: YamlError[]
-  toJS(options?: { maxAliasCount?: number }): unknown
-}
-
-interface YamlLineCounter {
-  linePos(offset: number): { line: number; col: number }
-}
-
-interface YamlModule {
-  parseDocument(text: string, options: object): YamlDocument
-  LineCounter: new () => YamlLineCounter
-  isMap(node: unknown): node is YamlCollection
-  isSeq(node: unknown): node is YamlCollection
-  isScalar(node: unknown): node is YamlScalar
-  isPair(node: unknown): node is YamlPair
-  isAlias(node: unknown): node is YamlAlias
-}
-
-const yaml = createRequire(new URL('../../packages/settings/settings-file/package.json', import.meta.url))('yaml') as YamlModule
-
-/**
- * The file provider's parse options (`YAML_OPTIONS` in packages/settings/settings-file/src/parse.ts):
- * `<<` merge keys resolve, aliases are capped against expansion. The provider turns yaml's duplicate
- * key check off for speed and runs its own; here yaml's own check stays on, to the same effect.
- */
-const PARSE_OPTIONS = { merge: true, maxAliasCount: 100 } as const
 
 /** A 1-based place in a text. */
 export interface Position {
@@ -87,70 +36,68 @@ function isIndex(segment: string): boolean {
   return /^(0|[1-9]\d*)$/.test(segment)
 }
 
-/** Whether a value reaches itself (`a: &x [*x]` builds one); shared, acyclic references are fine. */
-function isCyclic(value: unknown, ancestors = new Set<object>()): boolean {
-  if (typeof value !== 'object' || value === null) return false
-  if (ancestors.has(value)) return true
-  ancestors.add(value)
-  const found = (Array.isArray(value) ? value : Object.values(value)).some((child) => isCyclic(child, ancestors))
-  ancestors.delete(value)
-  return found
-}
-
-/** Why the node tree does not become data, from yaml's error (whose message may name an anchor, so it is never quoted). */
-function unreadable(error: unknown): string {
-  const message = error instanceof Error ? error.message : ''
-  if (message.startsWith('Excessive alias count')) return `uses too many aliases (past the cap on their expansion, maxAliasCount ${PARSE_OPTIONS.maxAliasCount})`
-  if (message.startsWith('Unresolved alias')) return 'has an alias to an anchor it does not define (before the alias)'
-  if (message.startsWith('Merge sources must be maps')) return 'has a << merge of something that is not a map'
-  return `cannot be read (${error instanceof Error ? error.name : typeof error})`
-}
-
 /** One step down the tree: the node reached, and the key node of the map entry it is the value of (none for a list item). */
 interface Step {
   node: unknown
   key: YamlNode | undefined
 }
 
+/** A map entry, as far as positions go. */
+interface Entry {
+  key: unknown
+  value: unknown
+}
+
+/** A map's entries by key, and its `<<` merge entries. */
+interface MapIndex {
+  keys: Map<string, Entry>
+  merges: Entry[]
+}
+
+/** Where each line of a text starts, to turn offsets into lines and columns (as yaml's `LineCounter` does). */
+function lineStarts(text: string): number[] {
+  const starts = [0]
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1)
+  return starts
+}
+
 /** A parsed text and the positions of its nodes. */
 export class PositionedText {
-  /** yaml's syntax errors (duplicate keys included), in source order; the text has no data when there is one. */
+  /** yaml's syntax errors and the duplicate keys, in source order; the text has no data when there is one. */
   readonly errors: SyntaxProblem[]
-  private readonly lines: YamlLineCounter
+  private readonly starts: number[]
+  private readonly indexes = new WeakMap<object, MapIndex>()
 
   private constructor(
-    private readonly doc: YamlDocument,
-    lines: YamlLineCounter,
+    private readonly doc: Document.Parsed,
+    text: string,
+    problems: readonly { code: string; offset: number }[],
   ) {
-    this.lines = lines
-    this.errors = doc.errors.map((error) => ({ code: error.code, position: this.at(error.pos[0]) }))
+    this.starts = lineStarts(text)
+    this.errors = problems.map((problem) => ({ code: problem.code, position: this.at(problem.offset) }))
   }
 
-  /** Parse `text`; check `errors` before asking for its data. */
+  /** Parse `text` as the provider does; check `errors` before trusting positions. */
   static parse(text: string): PositionedText {
-    const lines = new yaml.LineCounter()
-    return new PositionedText(yaml.parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lines }), lines)
+    const { doc, problems } = parseYaml(text)
+    return new PositionedText(doc, text, problems)
+  }
+
+  /** The positions of a tree the provider's parse already made of `text` (a load's own parse, not repeated). */
+  static of(text: string, doc: Document.Parsed): PositionedText {
+    return new PositionedText(doc, text, [])
   }
 
   /** The position of a character offset. */
   at(offset: number): Position {
-    const { line, col } = this.lines.linePos(offset)
-    return { line, column: col }
-  }
-
-  /**
-   * The text as data (`undefined` for an empty text), or why it cannot be read: an alias past the
-   * cap, an alias without its anchor, a merge of a non-map, a value that contains itself.
-   */
-  data(): { data: unknown } | { problem: string } {
-    let data: unknown
-    try {
-      data = this.doc.toJS({ maxAliasCount: PARSE_OPTIONS.maxAliasCount })
-    } catch (error) {
-      return { problem: unreadable(error) }
+    let low = 0
+    let high = this.starts.length - 1
+    while (low < high) {
+      const middle = (low + high + 1) >> 1
+      if (this.starts[middle]! <= offset) low = middle
+      else high = middle - 1
     }
-    if (isCyclic(data)) return { problem: 'holds an alias that contains itself' }
-    return { data: data ?? undefined }
+    return { line: low + 1, column: offset - this.starts[low]! + 1 }
   }
 
   /** Where the document's root node starts (the first line for an empty text). */
@@ -181,7 +128,7 @@ export class PositionedText {
     const range = (value: unknown): [number, number, number] | undefined => (value as YamlNode | null)?.range ?? undefined
     const valueRange = range(step.node)
     // A scalar that the text spells out (an empty value has an empty range): the value itself.
-    if (complete && target === 'value' && (yaml.isScalar(node) || yaml.isAlias(step.node)) && valueRange && valueRange[1] > valueRange[0]) {
+    if (complete && target === 'value' && (isScalar(node) || isAlias(step.node)) && valueRange && valueRange[1] > valueRange[0]) {
       return this.at(valueRange[0])
     }
     const keyRange = range(step.key)
@@ -192,31 +139,43 @@ export class PositionedText {
 
   /** The node an alias stands for (the node itself otherwise); `undefined` for an alias to nothing. */
   private deref(node: unknown): unknown {
-    for (let hops = 0; yaml.isAlias(node) && hops < 100; hops++) node = node.resolve(this.doc)
+    for (let hops = 0; isAlias(node) && hops < 100; hops++) node = node.resolve(this.doc)
     return node
+  }
+
+  /**
+   * A map's entries by key (the last of repeated keys, as the data holds it; a repeat is a syntax
+   * error anyway) and its `<<` merge entries, indexed once per map: every look-up after the first
+   * is constant time, so locating many problems in a large map stays linear.
+   */
+  private indexOf(map: { items: unknown[] }): MapIndex {
+    let index = this.indexes.get(map)
+    if (index) return index
+    index = { keys: new Map(), merges: [] }
+    for (const item of map.items) {
+      if (!isPair(item) || !isScalar(item.key)) continue
+      if (typeof item.key.value === 'symbol') index.merges.push(item)
+      else index.keys.set(String(item.key.value), item)
+    }
+    this.indexes.set(map, index)
+    return index
   }
 
   private child(parent: unknown, segment: string): Step | undefined {
     const node = this.deref(parent)
-    if (yaml.isSeq(node)) {
+    if (isSeq(node)) {
       if (!isIndex(segment)) return undefined
       const index = Number(segment)
       return index < node.items.length ? { node: node.items[index], key: undefined } : undefined
     }
-    if (!yaml.isMap(node)) return undefined
-    const pairs = node.items.filter((item): item is YamlPair => yaml.isPair(item))
-    // The last of repeated keys is the one the data holds (a repeat is a syntax error anyway).
-    for (let index = pairs.length - 1; index >= 0; index--) {
-      const pair = pairs[index]!
-      if (yaml.isScalar(pair.key) && typeof pair.key.value !== 'symbol' && String(pair.key.value) === segment) {
-        return { node: pair.value, key: pair.key }
-      }
-    }
+    if (!isMap(node)) return undefined
+    const { keys, merges } = this.indexOf(node)
+    const own = keys.get(segment)
+    if (own) return { node: own.value, key: own.key as YamlNode }
     // Not the map's own: a `<<` merge source may hold it (in a list of sources, the first holding it wins).
-    for (const pair of pairs) {
-      if (!yaml.isScalar(pair.key) || typeof pair.key.value !== 'symbol') continue
+    for (const pair of merges) {
       const merged = this.deref(pair.value)
-      const sources = yaml.isSeq(merged) ? merged.items : [merged]
+      const sources = isSeq(merged) ? merged.items : [merged]
       for (const source of sources) {
         const found = this.child(source, segment)
         if (found) return found

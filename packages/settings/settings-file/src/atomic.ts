@@ -49,15 +49,17 @@ export async function writeTemp(file: string, text: string, options: TempOptions
  * {@link writeTemp} for a few bytes (a lock record): synchronous, not fsynced,
  * in an existing folder. Three quick system calls cost less than as many
  * round trips through the thread pool, which is most of a lock's price.
+ * @param give - the owner to give the file (a root process writing for a user's document), through the open file.
  * @returns the temp file's path; nothing is left behind when writing fails.
  */
-export function writeSmallTemp(file: string, text: string, writer: LockOwner): string {
+export function writeSmallTemp(file: string, text: string, writer: LockOwner, give?: { uid: number; gid: number }): string {
   const temp = join(dirname(file), tempName(basename(file), writer))
   const fd = openSync(temp, 'wx', 0o600)
   try {
     try {
       // Through the module object, so a test can make this write fail (a full disk) without a full disk.
       fs.writeFileSync(fd, text)
+      if (give) fs.fchownSync(fd, give.uid, give.gid)
     } finally {
       closeSync(fd)
     }

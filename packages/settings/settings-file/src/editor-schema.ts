@@ -1,9 +1,10 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { lchown, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, extname, join } from 'node:path'
 import type { SettingsSchema } from 'dsh-settings'
 import { settingsJsonSchema } from 'dsh-settings/json-schema'
 import { tempName } from './leftovers.ts'
-import type { LockOwner } from './owner.ts'
+import { makeFolder, type FileOwnerIds, type LockOwner } from './owner.ts'
+import { readDocumentText } from './version.ts'
 
 /** The first line that points the YAML language server (VS Code, Neovim, JetBrains, Helix) at the editor schema. */
 export function schemaModeline(document: string): string {
@@ -25,31 +26,89 @@ export function editorSchemaText(kinds: readonly { ns: string; schema: SettingsS
   return `${JSON.stringify(settingsJsonSchema(kinds.map(({ ns, schema }) => ({ ns, schema: schema as never }))), null, 2)}\n`
 }
 
+/** Options of {@link EditorSchemaWriter}. */
+export interface EditorSchemaWriterOptions {
+  /** Who writes (named in the temp file's name). */
+  owner: LockOwner
+  /** Whether the host is stopping: a kind that leaves then stays in the schema. */
+  stopping(): boolean
+  /** Whom the file (and a folder made for it) is given to: the document's owner, when a root process writes it. */
+  give?(): FileOwnerIds | undefined
+  /** How long changes are gathered before a write (many plugins register at start). Default 50 ms. */
+  delayMs?: number
+  /**
+   * How long a kind that left stays in the schema before it is taken out, while
+   * the host keeps running (its plugin was removed). Default 10 s.
+   */
+  leaveGraceMs?: number
+}
+
+/** Default of {@link EditorSchemaWriterOptions.leaveGraceMs}. */
+export const LEAVE_GRACE_MS = 10_000
+
 /**
  * Keeps `<document stem>.schema.json` beside the document in step with the
- * registered kinds: a change is gathered for `delayMs` (many plugins register
- * at start), then the file is written whole through a temp file and a rename,
- * and only when its text changed.
+ * kinds the deployment mounts. A kind that arrives is written after `delayMs`
+ * (many plugins register at start); one that leaves stays until it has been
+ * gone for `leaveGraceMs` while the host keeps running. A host that stops
+ * disposes its plugins, before or after the provider, and so takes every kind
+ * away: those leaves are never written, so the editor still knows every
+ * section while the host is down. The file is written whole through a temp
+ * file and a rename, and only when its text changed.
  */
 export class EditorSchemaWriter {
   private timer: ReturnType<typeof setTimeout> | undefined
   private writing: Promise<void> = Promise.resolve()
   private closed = false
+  /** The kinds the schema describes (or will at the next write), in the order they first arrived. */
+  private readonly shown = new Map<string, SettingsSchema<unknown>>()
+  /** Kinds that left and are still shown, with the timer that takes each out. */
+  private readonly leaving = new Map<string, ReturnType<typeof setTimeout>>()
+  private readonly delayMs: number
+  private readonly leaveGraceMs: number
   readonly path: string
 
   constructor(
     document: string,
     private readonly kinds: () => readonly { ns: string; schema: SettingsSchema<unknown> }[],
     private readonly failed: (error: unknown) => void,
-    private readonly owner: LockOwner,
-    private readonly delayMs = 50,
+    private readonly options: EditorSchemaWriterOptions,
   ) {
     this.path = editorSchemaPath(document)
+    this.delayMs = options.delayMs ?? 50
+    this.leaveGraceMs = options.leaveGraceMs ?? LEAVE_GRACE_MS
   }
 
-  /** The kinds changed: write the schema once they settle. */
+  /** The registered kinds changed: write arrivals once they settle, and start the grace of those that left. */
   schedule(): void {
     if (this.closed) return
+    const current = new Map(this.kinds().map(({ ns, schema }) => [ns, schema]))
+    let arrived = false
+    for (const [ns, schema] of current) {
+      clearTimeout(this.leaving.get(ns))
+      this.leaving.delete(ns)
+      if (this.shown.get(ns) === schema) continue
+      this.shown.set(ns, schema)
+      arrived = true
+    }
+    for (const ns of this.shown.keys()) {
+      if (current.has(ns) || this.leaving.has(ns)) continue
+      const timer = setTimeout(() => this.leave(ns), this.leaveGraceMs)
+      timer.unref?.()
+      this.leaving.set(ns, timer)
+    }
+    if (arrived) this.writeSoon()
+  }
+
+  /** A kind's grace ran out: take it out, unless it came back or the host is stopping. */
+  private leave(ns: string): void {
+    this.leaving.delete(ns)
+    if (this.closed || this.options.stopping() || this.kinds().some((kind) => kind.ns === ns)) return
+    this.shown.delete(ns)
+    this.writeSoon()
+  }
+
+  private writeSoon(): void {
     clearTimeout(this.timer)
     this.timer = setTimeout(() => void this.flush(), this.delayMs)
     this.timer.unref?.()
@@ -65,22 +124,31 @@ export class EditorSchemaWriter {
 
   private async write(): Promise<void> {
     if (this.closed) return
-    const text = editorSchemaText(this.kinds())
-    const current = await readFile(this.path, 'utf8').catch(() => undefined)
+    const text = editorSchemaText([...this.shown].map(([ns, schema]) => ({ ns, schema })))
+    // Read without blocking: something other than a file there (a FIFO) is replaced like a stale schema.
+    const current = await readDocumentText(this.path).catch(() => undefined)
     if (current === text) return
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 })
+    const give = this.options.give?.()
+    makeFolder(dirname(this.path), give)
     // Named like the document's temps, so the sweep before each write removes one a killed writer left.
-    const temp = join(dirname(this.path), tempName(basename(this.path), this.owner))
+    const temp = join(dirname(this.path), tempName(basename(this.path), this.options.owner))
     try {
-      await writeFile(temp, text, { mode: 0o644 })
+      await writeFile(temp, text, { mode: 0o644, flag: 'wx' })
+      // `lchown`: a temp swapped for a symlink meanwhile changes only that link.
+      if (give) await lchown(temp, give.uid, give.gid)
       await rename(temp, this.path)
     } finally {
       await rm(temp, { force: true })
     }
   }
 
-  /** Stop scheduling; a pending change is written before this resolves. */
+  /**
+   * Stop: arrivals still pending are written before this resolves; kinds that
+   * left are kept (a stopping host takes them all away).
+   */
   async close(): Promise<void> {
+    for (const timer of this.leaving.values()) clearTimeout(timer)
+    this.leaving.clear()
     if (this.timer) await this.flush()
     this.closed = true
     await this.writing

@@ -8,16 +8,59 @@ import type { LockOwner } from './owner.ts'
  * position, never the document's text.
  */
 export class SettingsDocumentError extends SettingsStoreError {
-  override readonly name = 'SettingsDocumentError'
-  declare readonly code: 'SETTINGS_DOCUMENT'
+  override readonly name: string = 'SettingsDocumentError'
+  declare readonly code: 'SETTINGS_DOCUMENT' | 'SETTINGS_NOT_A_FILE' | 'SETTINGS_NOT_A_MAP'
   constructor(
     message: string,
     /** The document's path. */
     readonly file: string,
     /** Where parsing failed, 1-based, when it did. */
     readonly position?: { line: number; column: number },
+    /** A subclass's more precise code. */
+    code: 'SETTINGS_DOCUMENT' | 'SETTINGS_NOT_A_FILE' | 'SETTINGS_NOT_A_MAP' = 'SETTINGS_DOCUMENT',
   ) {
-    super('SETTINGS_DOCUMENT', message, file, { refusal: 'rejected' })
+    super(code, message, file, { refusal: 'rejected' })
+  }
+}
+
+/** What stands at a document path that is not a regular file. */
+export type NotAFileKind = 'directory' | 'FIFO' | 'socket' | 'character device' | 'block device' | 'special file'
+
+/**
+ * Something other than a regular file stands at the document path (a FIFO, a
+ * socket, a device or a directory, reached directly or through a symlink). It
+ * is refused at once, never opened for a blocking read: a load fails, a reload
+ * keeps the last good settings, a write is refused (`rejected`) with nothing written.
+ */
+export class SettingsNotAFileError extends SettingsDocumentError {
+  override readonly name: string = 'SettingsNotAFileError'
+  declare readonly code: 'SETTINGS_NOT_A_FILE'
+  constructor(
+    file: string,
+    /** What stands there. */
+    readonly kind: NotAFileKind,
+    /** The path a symlinked document leads to, when that is where the thing stands. */
+    readonly target?: string,
+  ) {
+    const where = target !== undefined && target !== file ? `${file} (a symlink to ${target})` : file
+    super(`settings document ${where} is a ${kind}, not a regular file; it is neither read nor written`, file, undefined, 'SETTINGS_NOT_A_FILE')
+  }
+}
+
+/**
+ * The document parses, but its root is not a map of namespace sections: a
+ * sequence, a scalar, or a tagged root (`--- !!set`, `!!omap`, `!!str`, a
+ * custom tag; `!!map` is a map). A load fails, a reload keeps the last good
+ * settings, a write is refused (`rejected`) with nothing written over it.
+ * `position` is the root's tag, or its first character; the message says what
+ * the root is, never what it holds.
+ */
+export class SettingsNotAMapError extends SettingsDocumentError {
+  override readonly name: string = 'SettingsNotAMapError'
+  declare readonly code: 'SETTINGS_NOT_A_MAP'
+  declare readonly position: { line: number; column: number }
+  constructor(message: string, file: string, position: { line: number; column: number }) {
+    super(message, file, position, 'SETTINGS_NOT_A_MAP')
   }
 }
 
@@ -99,5 +142,51 @@ export class SettingsDocumentCannotHoldError extends SettingsStoreError {
     super('SETTINGS_DOCUMENT_CANNOT_HOLD', message, file, { refusal: 'rejected' })
     if (section.ns !== undefined) this.ns = section.ns
     if (section.scope !== undefined) this.scope = section.scope
+  }
+}
+
+/** Why a file in `history/` is not taken for one the provider made. */
+export type UnsafeHistoryFileReason = 'symlink' | 'not a regular file' | 'foreign owner' | 'unreadable'
+
+/**
+ * A kept version or the journal in `history/` is not a regular file the
+ * provider made: a symlink, something other than a regular file, or a file of
+ * another owner (a root-only file linked in). It is neither read nor written
+ * (no symlink is followed there): listing, comparing and restoring refuse
+ * (`rejected`), and a write skips its journal record with a warning. The
+ * message names the file and what is wrong, never its content.
+ */
+export class SettingsUnsafeHistoryFileError extends SettingsStoreError {
+  override readonly name = 'SettingsUnsafeHistoryFileError'
+  declare readonly code: 'SETTINGS_HISTORY_UNSAFE'
+  constructor(
+    /** The file in `history/`. */
+    readonly file: string,
+    /** What is wrong with it. */
+    readonly reason: UnsafeHistoryFileReason,
+    /** The detail the message gives (its kind, its owner), without content. */
+    detail: string,
+  ) {
+    super('SETTINGS_HISTORY_UNSAFE', `settings history file ${file} ${detail}, not a file this provider made; it is neither read nor written (remove it)`, file, { refusal: 'rejected' })
+  }
+}
+
+/**
+ * The `history/` folder cannot take versions now: not writable (mode 0555, or
+ * another owner's, say a root-owned folder under a user's host), a symlink, or
+ * not a folder. Writes still land, with a warning naming the folder and the
+ * reason, but keep no version; `keepsHistory` answers false and listing,
+ * comparing and restoring are refused (`rejected`) until the folder is usable.
+ */
+export class SettingsHistoryUnavailableError extends SettingsStoreError {
+  override readonly name = 'SettingsHistoryUnavailableError'
+  declare readonly code: 'SETTINGS_HISTORY_UNAVAILABLE'
+  constructor(
+    /** The history folder. */
+    readonly directory: string,
+    /** Why it cannot be used, in words (`its mode 0555 gives its owner no write permission`). */
+    readonly reason: string,
+  ) {
+    super('SETTINGS_HISTORY_UNAVAILABLE', `settings history folder ${directory} is unavailable: ${reason}; writes keep no version until it is usable`, directory, { refusal: 'rejected' })
   }
 }

@@ -1,7 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto'
-import { appendFileSync, chmodSync, constants, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { copyFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { accessSync, closeSync, constants, fchmodSync, fstatSync, linkSync, lstatSync, readdirSync, readFile, rmSync, unlinkSync, type Stats } from 'node:fs'
 import { basename, extname, join } from 'node:path'
+import { promisify } from 'node:util'
+import { SettingsHistoryUnavailableError } from './errors.ts'
+import { copyRegular, HistoryFiles, READ_OWN } from './history-files.ts'
+import { HistoryJournal, journalLimit, type JournalRead } from './history-journal.ts'
+import { makeFolder, ownerOf, ownerToGive, trustedOwner, type FileOwnerIds } from './owner.ts'
+import { notAFileKind } from './version.ts'
+
+export { digest, journalLimit, type JournalRead } from './history-journal.ts'
 
 /** How many replaced versions of the document are kept, and for how long. */
 export interface HistoryLimits {
@@ -19,6 +26,12 @@ export interface HistoryEntry {
   replacedAt: Date
 }
 
+/** A kept version as read: its text and when it was written (its file's modification time). */
+export interface KeptText {
+  text: string
+  writtenAt: Date
+}
+
 const STAMP = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/
 
 /** `20261202T014509123Z`: sortable as text, valid in every file system's names. */
@@ -33,52 +46,161 @@ function parseStamp(stamp: string): Date | undefined {
   return new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, ms!))
 }
 
+const errorCode = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code
+const readWhole = promisify(readFile) as (fd: number, encoding: 'utf8') => Promise<string>
+const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0')
+
+/** Options of {@link DocumentHistory}. */
+export interface DocumentHistoryOptions {
+  /** Told once per state when versions cannot be kept (the folder and the reason); the write goes on without one. */
+  warn?: (message: string) => void
+}
+
 /**
  * The `history/` folder beside a document: before a write replaces the
  * document, the version it replaces is linked there (a hard link copies
  * nothing, and also keeps whatever an editor writes late into the old file).
  * Entries are named `<stem>.<stamp>.<random><ext>`, so they sort by time and
  * keep the document's extension for editors.
+ *
+ * Only regular files of the document's owner are read or written here, never
+ * through a symlink; run as root, everything made here is given to the
+ * document's owner. A folder that cannot take versions (not writable, another
+ * owner's, a symlink) makes history unavailable: writes go on without it.
  */
 export class DocumentHistory {
   readonly directory: string
-  /** Lines in the journal as this process last counted them (another process may append too: a recount happens at each trim). */
-  private journalCount: number | undefined
   private readonly stem: string
   private readonly extension: string
+  /** Opens history's files, refusing what history did not make. */
+  private readonly files: HistoryFiles
+  /** The journal of who wrote each stored text. */
+  private readonly records: HistoryJournal
+  /** The reason last warned about, so a warning comes once per state, not once per write. */
+  private warned: string | undefined
 
-  /** @param document - the real (symlink-resolved) document path; the folder is `history/` beside it. */
-  constructor(document: string, private readonly limits: HistoryLimits) {
+  /**
+   * @param document - the document path whose folder holds `history/` (its file may not exist yet);
+   *   its owner (or its folder's, while it does not exist) is whom history's files belong to.
+   */
+  constructor(
+    private readonly document: string,
+    private readonly limits: HistoryLimits,
+    private readonly options: DocumentHistoryOptions = {},
+  ) {
     this.directory = join(document, '..', 'history')
     this.extension = extname(document)
     this.stem = basename(document, this.extension)
+    this.files = new HistoryFiles(document)
+    this.records = new HistoryJournal(join(this.directory, `${this.stem}.journal.jsonl`), journalLimit(limits.keep), this.files)
+  }
+
+  /** The journal's bound in bytes ({@link journalLimit} of `keep`). */
+  get journalLimit(): number {
+    return this.records.limit
+  }
+
+  /**
+   * Why versions cannot be kept in the folder now, or `undefined` when they can
+   * (a missing folder is made by the next keep). Synchronous: one `lstat` and
+   * one `access`, so `keepsHistory` can answer at call time. A mode without the
+   * owner's write bit counts as unwritable also for root, as for the document.
+   */
+  unavailable(): string | undefined {
+    let info: Stats
+    try {
+      info = lstatSync(this.directory)
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return undefined
+      return `it cannot be looked at (${errorCode(error) ?? String(error)})`
+    }
+    if (info.isSymbolicLink()) return 'it is a symlink (versions are kept only in a real folder)'
+    if (!info.isDirectory()) return `it is a ${info.isFile() ? 'file' : notAFileKind(info)}, not a folder`
+    if (!trustedOwner(info.uid, this.document)) return `it belongs to uid ${info.uid}, not to the document's owner (uid ${ownerOf(this.document).uid})`
+    if ((info.mode & 0o200) === 0) return `its mode ${octal(info.mode)} gives its owner no write permission`
+    try {
+      accessSync(this.directory, constants.W_OK | constants.X_OK)
+    } catch {
+      return `this process (uid ${process.geteuid?.() ?? '?'}) may not write it`
+    }
+    return undefined
+  }
+
+  /** Throw when versions cannot be kept now (see {@link unavailable}). */
+  assertAvailable(): void {
+    const reason = this.unavailable()
+    if (reason !== undefined) throw new SettingsHistoryUnavailableError(this.directory, reason)
+  }
+
+  /** Make the folder (given to the document's owner under root) and check it; warn once per state when it cannot be used. */
+  private usable(): { give: FileOwnerIds | undefined } | undefined {
+    let reason = this.unavailable()
+    let give: FileOwnerIds | undefined
+    if (reason === undefined) {
+      try {
+        give = ownerToGive(this.document)
+        makeFolder(this.directory, give)
+      } catch (error) {
+        reason = `it cannot be made (${errorCode(error) ?? String(error)})`
+      }
+    }
+    this.report(reason)
+    return reason === undefined ? { give } : undefined
+  }
+
+  private report(reason: string | undefined): void {
+    if (reason !== undefined && reason !== this.warned) {
+      this.options.warn?.(`settings: the history folder ${this.directory} is unavailable: ${reason}; writes go on without keeping the version they replace`)
+    }
+    this.warned = reason
   }
 
   /**
    * Keep the file now at `document` as a version: link it (copy where links
-   * are not possible). The caller checks that what was kept is the version it read.
-   * @returns the kept file's path, and whether it is a link (a copy cannot witness later writes into the old file).
+   * are not possible, or with `copy`: the document has another name a link
+   * would share). A copy is made from the open file, never through a symlink,
+   * and given to the document's owner. The caller checks that what was kept is
+   * the version it read.
+   * @returns the kept file's path, and whether it is a link (a copy cannot
+   *   witness later writes into the old file); `undefined` when history cannot
+   *   take a version now (warned): the write goes on without one.
+   * @throws the `ENOENT` of a document renamed over or removed meanwhile (read again).
    */
-  async keep(document: string, now = new Date()): Promise<{ path: string; linked: boolean }> {
+  async keep(document: string, now = new Date(), options: { copy?: boolean } = {}): Promise<{ path: string; linked: boolean } | undefined> {
     // Metadata steps are synchronous system calls: microseconds each, where a thread-pool round trip is ~0.1 ms.
-    mkdirSync(this.directory, { recursive: true, mode: 0o700 })
+    const folder = this.usable()
+    if (!folder) return undefined
     const entry = join(this.directory, `${this.stem}.${historyStamp(now)}.${randomBytes(4).toString('hex')}${this.extension}`)
     try {
-      linkSync(document, entry)
-      return { path: entry, linked: true }
+      if (!options.copy) {
+        try {
+          // `link` never follows a symlink: a document swapped for one is kept as that link, which the caller's check refuses.
+          linkSync(document, entry)
+          return { path: entry, linked: true }
+        } catch (error) {
+          const code = errorCode(error)
+          if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EMLINK') throw error
+        }
+      }
+      await copyRegular(document, entry, folder.give)
+      return { path: entry, linked: false }
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EMLINK') throw error
+      if (errorCode(error) === 'ENOENT') throw error
+      this.report(`keeping a version failed (${errorCode(error) ?? (error as Error).message})`)
+      return undefined
     }
-    await copyFile(document, entry, constants.COPYFILE_EXCL)
-    return { path: entry, linked: false }
   }
 
-  /** Make a kept version owner-only, once the document no longer shares its file. */
+  /** Make a kept version owner-only, once the document no longer shares its file (through the open file: a symlink is never followed). */
   seal(entry: string): void {
+    let fd: number | undefined
     try {
-      chmodSync(entry, 0o600)
-    } catch {}
+      fd = this.files.open(entry, READ_OWN)
+      if (fd !== undefined) fchmodSync(fd, 0o600)
+    } catch {
+    } finally {
+      if (fd !== undefined) closeSync(fd)
+    }
   }
 
   /** Drop an entry that turned out not to be a replaced version. */
@@ -88,62 +210,46 @@ export class DocumentHistory {
 
   /** The journal of this host's writes: one JSON line per stored document, with a digest of its text and who made it. */
   get journal(): string {
-    return join(this.directory, `${this.stem}.journal.jsonl`)
+    return this.records.path
   }
 
   /**
    * Note who wrote `text` (a document this provider just stored), so a kept
-   * version with the same text can later say who made it. The journal keeps
-   * about twice as many lines as versions are kept.
+   * version with the same text can later say who made it. Appends one line
+   * (a journal that is not a regular file of the document's owner is refused,
+   * never written through), then trims the journal to its newest half once it
+   * is over {@link journalLimit}, reading only that half. Nothing is recorded
+   * while history is unavailable.
+   * @throws {SettingsUnsafeHistoryFileError} for a journal that is a symlink, not a regular file, or another owner's.
    */
-  record(text: string, by: readonly string[], now = new Date()): void {
-    mkdirSync(this.directory, { recursive: true, mode: 0o700 })
-    appendFileSync(this.journal, `${JSON.stringify({ at: now.toISOString(), sha256: digest(text), by: [...by].sort() })}\n`, { mode: 0o600 })
-    // Counted once, then kept: a write appends a line, it does not read the journal.
-    this.journalCount = (this.journalCount ?? this.journalLines().length - 1) + 1
-    if (this.journalCount <= this.limits.keep * 4) return
-    const kept = this.journalLines().slice(-this.limits.keep * 2)
-    const temp = `${this.journal}.${randomBytes(4).toString('hex')}.tmp`
-    writeFileSync(temp, `${kept.join('\n')}\n`, { mode: 0o600 })
-    renameSync(temp, this.journal)
-    this.journalCount = kept.length
+  async record(text: string, by: readonly string[], now = new Date()): Promise<void> {
+    const folder = this.usable()
+    if (folder) await this.records.append(text, by, now, folder.give)
   }
 
-  private journalLines(): string[] {
+  /**
+   * What the journal's newest records say: at most {@link journalLimit} bytes
+   * from its end, read without blocking the event loop (see {@link HistoryJournal.read}).
+   * @throws {SettingsUnsafeHistoryFileError} for a journal that is a symlink, not a regular file, or another owner's.
+   */
+  readJournal(): Promise<JournalRead> {
+    return this.records.read()
+  }
+
+  /**
+   * Read a kept version: its text and when it was written, from the open file.
+   * @returns `undefined` when it is gone (pruned meanwhile).
+   * @throws {SettingsUnsafeHistoryFileError} for a symlink, anything but a regular file, or another owner's file: never read.
+   */
+  async read(entry: HistoryEntry): Promise<KeptText | undefined> {
+    const fd = this.files.open(entry.path, READ_OWN)
+    if (fd === undefined) return undefined
     try {
-      return readFileSync(this.journal, 'utf8').split('\n').filter(Boolean)
-    } catch {
-      return []
+      const writtenAt = fstatSync(fd).mtime
+      return { text: await readWhole(fd, 'utf8'), writtenAt }
+    } finally {
+      closeSync(fd)
     }
-  }
-
-  /** The records of who made each text, by digest, oldest first. */
-  authors(): Map<string, { at: number; by: string[] }[]> {
-    const authors = new Map<string, { at: number; by: string[] }[]>()
-    for (const line of this.journalLines()) {
-      try {
-        const record = JSON.parse(line) as { at?: unknown; sha256?: unknown; by?: unknown }
-        const at = typeof record.at === 'string' ? Date.parse(record.at) : Number.NaN
-        if (typeof record.sha256 !== 'string' || !Array.isArray(record.by) || Number.isNaN(at)) continue
-        const list = authors.get(record.sha256) ?? []
-        list.push({ at, by: record.by.filter((who): who is string => typeof who === 'string') })
-        authors.set(record.sha256, list)
-      } catch {
-        // A torn last line (a crash mid-append) is skipped.
-      }
-    }
-    return authors
-  }
-
-  /** When the oldest record still in the journal was made, or `undefined` for an empty journal. */
-  firstRecordAt(): Date | undefined {
-    for (const line of this.journalLines()) {
-      try {
-        const at = new Date((JSON.parse(line) as { at?: string }).at ?? '')
-        if (!Number.isNaN(at.getTime())) return at
-      } catch {}
-    }
-    return undefined
   }
 
   /** The kept version named `id` (a file name this history made), or `undefined`. */
@@ -151,16 +257,16 @@ export class DocumentHistory {
     return this.list().find((entry) => basename(entry.path) === id)
   }
 
-  /** When a kept version's content was written: its file's modification time. */
+  /** When a kept version that could not be read was written, as far as its name tells (`lstat`: never through a link). */
   writtenAt(entry: HistoryEntry): Date {
     try {
-      return statSync(entry.path).mtime
+      return lstatSync(entry.path).mtime
     } catch {
       return entry.replacedAt
     }
   }
 
-  /** Every kept version, oldest first. */
+  /** Every kept version, oldest first (by name: what each is, is checked when it is read). */
   list(): HistoryEntry[] {
     let names: string[]
     try {
@@ -180,7 +286,7 @@ export class DocumentHistory {
     return entries.sort((a, b) => a.replacedAt.getTime() - b.replacedAt.getTime() || a.path.localeCompare(b.path))
   }
 
-  /** Remove versions beyond the newest `keep` and those older than `maxAgeDays`. */
+  /** Remove versions beyond the newest `keep` and those older than `maxAgeDays` (names only: `unlink` never follows a link). */
   prune(now = new Date()): number {
     const entries = this.list()
     const oldest = now.getTime() - this.limits.maxAgeDays * 86_400_000
@@ -188,14 +294,13 @@ export class DocumentHistory {
     let removed = 0
     for (const [index, entry] of entries.entries()) {
       if (index >= excess && entry.replacedAt.getTime() >= oldest) continue
-      rmSync(entry.path, { force: true })
-      removed++
+      try {
+        unlinkSync(entry.path)
+        removed++
+      } catch {
+        // Gone already, or a folder planted under a version's name: never fails the write that pruned.
+      }
     }
     return removed
   }
-}
-
-/** The SHA-256 of a document's text, hex. */
-export function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, fstatSync, linkSync, readFileSync, renameSync, rmSync, utimesSync } from 'node:fs'
 import { SettingsLockTimeoutError } from './errors.ts'
-import { currentOwner, hostFacts, isOwnerGone, parseOwner, type LockOwner } from './owner.ts'
+import { currentOwner, hostFacts, isOwnerGone, parseOwner, type FileOwnerIds, type LockOwner } from './owner.ts'
 import { writeSmallTemp } from './atomic.ts'
 import { openIfPresent } from './version.ts'
 
@@ -47,6 +47,8 @@ export interface LockOptions {
   owner?: LockOwner
   /** Whether a recorded owner is certainly gone; tests simulate deaths with it. Default: {@link isOwnerGone}. */
   isGone?: (owner: LockOwner) => boolean
+  /** Whom the lock, claim and next-turn files (and their temps) are given to: the document's owner, when a root process writes it. */
+  give?: FileOwnerIds
 }
 
 /** A held lock. */
@@ -91,6 +93,7 @@ class LockProtocol {
   private readonly graceMs: number
   private readonly isGone: (owner: LockOwner) => boolean
   private readonly hook: LockOptions['step']
+  private readonly give: FileOwnerIds | undefined
 
   constructor(options: LockOptions) {
     const facts = options.owner || options.isGone ? undefined : hostFacts()
@@ -99,6 +102,7 @@ class LockProtocol {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS
     this.isGone = options.isGone ?? ((owner) => isOwnerGone(owner, facts))
     this.hook = options.step
+    this.give = options.give
   }
 
   step(step: LockStep, path: string): void | Promise<void> {
@@ -108,7 +112,7 @@ class LockProtocol {
   /** Create `path` holding this record, only if nothing is there; the file never exists without the record. */
   async createExclusive(path: string): Promise<boolean> {
     await this.step('write-record', path)
-    const temp = writeSmallTemp(path, this.record, this.owner)
+    const temp = writeSmallTemp(path, this.record, this.owner, this.give)
     try {
       await this.step('link', path)
       linkSync(temp, path)
@@ -173,7 +177,7 @@ class LockProtocol {
 
   /** Replace whatever `path` holds with this record in one rename: the path is never absent. */
   private async writeOver(path: string): Promise<void> {
-    const temp = writeSmallTemp(path, this.record, this.owner)
+    const temp = writeSmallTemp(path, this.record, this.owner, this.give)
     try {
       await this.step('replace', path)
       renameSync(temp, path)

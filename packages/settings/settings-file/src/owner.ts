@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { lchownSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs'
 import { hostname } from 'node:os'
+import { dirname, resolve } from 'node:path'
 
 /**
  * Who holds (or held) a lock or wrote a temp file, as recorded in the file:
@@ -112,4 +113,78 @@ export function parseOwner(text: string): LockOwner | undefined {
     if (value && typeof value.pid === 'number' && typeof value.hostname === 'string') return value as LockOwner
   } catch {}
   return undefined
+}
+
+/*
+ * Whom the files the provider makes belong to. A host run as root over a
+ * user's home (`sudo`) must leave nothing there the user's own host cannot
+ * write later: every file and folder it creates is given to the document's
+ * owner.
+ */
+
+/** A file's owner: user and group ids. */
+export interface FileOwnerIds {
+  uid: number
+  gid: number
+}
+
+/** This process's effective user id (0 where the platform has none, as on Windows, where ownership does not apply). */
+function effectiveUid(): number {
+  return process.geteuid?.() ?? 0
+}
+
+/**
+ * The owner of `path` (through its symlinks), or, while it does not exist,
+ * of the nearest folder above it that does: who a new document there would
+ * belong to.
+ */
+export function ownerOf(path: string): FileOwnerIds {
+  for (let current = resolve(path); ; ) {
+    try {
+      const info = statSync(current)
+      return { uid: info.uid, gid: info.gid }
+    } catch {}
+    const parent = dirname(current)
+    if (parent === current) return { uid: effectiveUid(), gid: process.getegid?.() ?? 0 }
+    current = parent
+  }
+}
+
+/**
+ * Whom the files this process creates for `document` must be given to: the
+ * document's owner ({@link ownerOf}) when this process runs as root and that
+ * owner is not root; `undefined` when nothing needs changing (a process that
+ * is not root can only create files of its own, and they are).
+ */
+export function ownerToGive(document: string): FileOwnerIds | undefined {
+  if (effectiveUid() !== 0) return undefined
+  const owner = ownerOf(document)
+  return owner.uid === 0 && owner.gid === 0 ? undefined : owner
+}
+
+/**
+ * Whether a file owned by `uid` may be trusted as one the provider made for
+ * `document`: it belongs to the document's owner, or to this process when
+ * that is not root. Root trusts only the document's owner, so a file of
+ * root's that a user linked into their folder is never taken for theirs.
+ */
+export function trustedOwner(uid: number, document: string): boolean {
+  const us = effectiveUid()
+  return uid === ownerOf(document).uid || (us !== 0 && uid === us)
+}
+
+/**
+ * `mkdir -p` with mode 0700 for the folders created, each given to `give`
+ * when set. A folder that already exists is left as it is. `lchown`: a
+ * created folder swapped for a symlink meanwhile changes only that link.
+ */
+export function makeFolder(path: string, give: FileOwnerIds | undefined): void {
+  const target = resolve(path)
+  const first = mkdirSync(target, { recursive: true, mode: 0o700 })
+  if (first === undefined || !give) return
+  const top = resolve(first)
+  for (let current = target; ; current = dirname(current)) {
+    lchownSync(current, give.uid, give.gid)
+    if (current === top || dirname(current) === current) return
+  }
 }

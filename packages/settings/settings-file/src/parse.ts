@@ -1,8 +1,8 @@
 import { dataEqual } from 'dsh-settings'
 import { setOwn } from 'dsh-settings/data'
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
-import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml'
-import { SettingsDocumentError, SettingsDocumentTooLargeError } from './errors.ts'
+import { isMap, isPair, isScalar, isSeq, parseDocument, Parser, type Document, type Node } from 'yaml'
+import { SettingsDocumentError, SettingsDocumentTooLargeError, SettingsNotAMapError } from './errors.ts'
 import { segmentsOf, type Segment } from './segments.ts'
 import type { DocumentFormat } from './format.ts'
 
@@ -11,8 +11,10 @@ import type { DocumentFormat } from './format.ts'
  * attacks. yaml's own duplicate-key check is off (`uniqueKeys: false`): it scans
  * a map's earlier keys for every key, so a map of n keys took O(n²) (40,000
  * keys: 10 s). {@link parseYaml} checks duplicates itself, with a set per map.
+ * `logLevel: 'error'`: yaml would otherwise print a process warning quoting a
+ * collection key it turns into a string (`? [a, b]: x`), document text on stderr.
  */
-export const YAML_OPTIONS = { merge: true, maxAliasCount: 100, uniqueKeys: false } as const
+export const YAML_OPTIONS = { merge: true, maxAliasCount: 100, uniqueKeys: false, logLevel: 'error' } as const
 
 /** One parse problem: where it starts (offset) and yaml's error code. */
 interface YamlProblem {
@@ -103,10 +105,73 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
   return { line, column: offset - (before.lastIndexOf('\n') + 1) + 1 }
 }
 
-function rootCheck(data: unknown, file: string): Record<string, unknown> {
-  if (data === null || data === undefined) return {}
+/** The tags a root map may carry: `!!map` itself, which `!` (non-specific) also resolves to. */
+const MAP_TAG = 'tag:yaml.org,2002:map'
+/** yaml's core and YAML 1.1 tags, named in a refusal by their short form (any other tag is "a custom tag", never quoted). */
+const KNOWN_TAGS = new Set(['map', 'seq', 'str', 'set', 'omap', 'pairs', 'int', 'float', 'bool', 'null', 'binary', 'timestamp'])
+
+/** The refusal of a root that is not a map of sections, at `offset`: what the root is, never what it holds. */
+function notAMap(text: string, file: string, offset: number, what: string): SettingsNotAMapError {
+  const at = lineAndColumn(text, offset)
+  return new SettingsNotAMapError(`settings document ${file} is not a map of namespace sections: ${what}, at line ${at.line}, column ${at.column}`, file, at)
+}
+
+/**
+ * Check the parsed YAML root: a map with no tag (or `!!map`), or nothing at all
+ * (an empty or comment-only document, a `---` with nothing after it, or a
+ * plain `~`/`null`: no sections, and a write replaces only that token). A
+ * tagged root (`--- !!set`, `!!omap`, `!!str`, a custom tag) or one that is not
+ * a map (a sequence, a scalar) is refused at the root's tag, or its first
+ * character: its data is not sections, and a write would replace all of it.
+ * @throws {SettingsNotAMapError}
+ */
+function checkYamlRoot(doc: Document.Parsed, text: string, file: string): void {
+  const root = doc.contents as Node | null
+  if (root === null) return
+  const tag = root.tag
+  const isPlainNull = isScalar(root) && root.value === null && tag === undefined
+  if (isPlainNull || (isMap(root) && (tag === undefined || tag === MAP_TAG))) return
+  const shape = isMap(root) ? 'a map' : isSeq(root) ? 'a sequence' : 'a scalar'
+  const short = tag?.startsWith('tag:yaml.org,2002:') ? tag.slice('tag:yaml.org,2002:'.length) : undefined
+  const tagged = tag === undefined ? '' : short !== undefined && KNOWN_TAGS.has(short) ? ` tagged !!${short}` : ' with a custom tag'
+  const start = root.range?.[0] ?? 0
+  throw notAMap(text, file, tag === undefined ? start : (tagOffset(text, start) ?? start), `its root is ${shape}${tagged}`)
+}
+
+/**
+ * Where the root's tag stands: the last tag token of the first document before
+ * the root's content (a root's properties are the only thing there). Read from
+ * yaml's concrete syntax tree, which keeps every token's offset.
+ */
+function tagOffset(text: string, rootStart: number): number | undefined {
+  let found: number | undefined
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== 'document') continue
+    // An explicit stack (a deep tree must not overflow the call stack), entering only what starts before the root's content.
+    const stack: unknown[] = [token]
+    while (stack.length) {
+      const item = stack.pop()
+      if (Array.isArray(item)) {
+        for (const entry of item) stack.push(entry)
+        continue
+      }
+      if (typeof item !== 'object' || item === null) continue
+      const { type, offset } = item as { type?: string; offset?: number }
+      if (typeof offset === 'number' && offset >= rootStart) continue
+      if (type === 'tag' && typeof offset === 'number') found = Math.max(found ?? offset, offset)
+      for (const value of Object.values(item)) if (typeof value === 'object' && value !== null) stack.push(value)
+    }
+    break
+  }
+  return found
+}
+
+/** Check parsed JSON: an object, or `null` (no sections). */
+function checkJsonRoot(data: unknown, text: string, file: string): Record<string, unknown> {
+  if (data === null) return {}
   if (typeof data !== 'object' || Array.isArray(data)) {
-    throw new SettingsDocumentError(`settings document ${file} must be a map of namespace sections`, file)
+    const offset = text.search(/[^\s\uFEFF]/)
+    throw notAMap(text, file, Math.max(0, offset), `its root is ${Array.isArray(data) ? 'an array' : `a ${typeof data}`}`)
   }
   return data as Record<string, unknown>
 }
@@ -145,7 +210,7 @@ export function parseSettings(text: string, format: DocumentFormat, file: string
   if (format === 'json') {
     if (!text.trim()) return { data: {} }
     try {
-      return { data: rootCheck(JSON.parse(text), file) }
+      return { data: checkJsonRoot(JSON.parse(text), text, file) }
     } catch (error) {
       if (error instanceof SettingsDocumentError) throw error
       const errors: ParseError[] = []
@@ -161,6 +226,7 @@ export function parseSettings(text: string, format: DocumentFormat, file: string
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''
     throw new SettingsDocumentError(`settings document ${file} is not valid YAML: ${first.code} at line ${at.line}, column ${at.column}${more}`, file, at)
   }
+  checkYamlRoot(yaml, text, file)
   let data: unknown
   try {
     data = yaml.toJS(YAML_OPTIONS)
@@ -168,7 +234,7 @@ export function parseSettings(text: string, format: DocumentFormat, file: string
     throw new SettingsDocumentError(`settings document ${file} ${unreadable(error)}`, file)
   }
   if (isCyclic(data)) throw new SettingsDocumentError(`settings document ${file} holds an alias that contains itself`, file)
-  return { data: rootCheck(data, file), yaml, segments: segmentsOf(text, yaml) }
+  return { data: (data ?? {}) as Record<string, unknown>, yaml, segments: segmentsOf(text, yaml) }
 }
 
 /**

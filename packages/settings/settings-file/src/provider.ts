@@ -1,23 +1,25 @@
 import type { Context } from 'cordis'
-import { mkdirSync, realpathSync } from 'node:fs'
-import { link, mkdir, open, realpath, unlink } from 'node:fs/promises'
+import { statSync } from 'node:fs'
+import { link, open, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
-import { SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsTransaction } from 'dsh-settings'
+import { documentWith, getSection, readsHold, SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
 import { resolveDocumentPath } from 'dsh-home'
 import { placeNew, replaceIfSame, writeTemp } from './atomic.ts'
+import { realDirectory, resolveTarget, sameTarget, type DocumentTarget } from './document-target.ts'
+import { SettingsDocumentTooLargeError, SettingsNotAFileError } from './errors.ts'
 import { formatOf, type DocumentFormat } from './format.ts'
 import { DocumentHistory } from './history.ts'
 import { mergeLateEdit } from './late-edit.ts'
 import { sweepLeftovers, tempName } from './leftovers.ts'
 import { acquireLock, type HeldLock, type LockStep } from './lock.ts'
-import { currentOwner, hostFacts, type HostFacts, type LockOwner } from './owner.ts'
+import { currentOwner, hostFacts, makeFolder, ownerToGive, type HostFacts, type LockOwner } from './owner.ts'
 import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, reparseChanged, sizeOver, type ParsedDocument } from './parse.ts'
 import { renderDocument } from './serialize.ts'
 import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
 import { listVersions, readVersionDocument } from './versions.ts'
 import { DocumentWatcher } from './watch.ts'
-import { EditorSchemaWriter, editorSchemaPath, hasSchemaModeline, schemaModeline } from './editor-schema.ts'
+import { EditorSchemaWriter, editorSchemaPath, hasSchemaModeline, LEAVE_GRACE_MS, schemaModeline } from './editor-schema.ts'
 
 /**
  * The steps of a write, named for tests that edit the file or kill the writer
@@ -49,24 +51,23 @@ interface Stored {
   text: string
 }
 
-/** The path a write must replace: the target of a symlinked document, so the user's link survives. */
-function writeTarget(file: string): string {
-  try {
-    return realpathSync.native(file)
-  } catch {
-    return file
-  }
+/**
+ * The version a write is replacing, as kept: the history entry (a link of the
+ * replaced file, or a copy), and a link of the replaced file that shows an
+ * editor's late write into it (the entry itself when it is a link, else a
+ * hidden witness beside the document, removed once the late-edit window closes).
+ */
+interface Kept {
+  entry?: string
+  watched: string
+  witness: boolean
 }
 
-/** The canonical path the watcher and the lock use, also when the file does not exist yet. */
-async function canonicalPath(file: string): Promise<string> {
-  try {
-    return await realpath(file)
-  } catch {
-    const directory = await realpath(dirname(file)).catch(() => dirname(file))
-    return join(directory, basename(file))
-  }
-}
+/** Thrown inside a locked store when the document's symlink was retargeted: the store starts over at the new target. */
+class Retargeted extends Error {}
+
+/** How many times one write follows a retargeted symlink before giving up. */
+const MAX_RETARGETS = 8
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -107,7 +108,12 @@ export class FileSettingsProvider extends SettingsProvider {
   /** This host's boot and pid namespace: fixed for the life of the process, so read once, not on every write. */
   private readonly facts: HostFacts = hostFacts()
   private readonly writer: LockOwner = currentOwner(this.facts)
-  private canonical: string
+  /** Where the document path led at the last look (the file at the end of its symlinks). */
+  private target: DocumentTarget
+  /** The signature of a document refused at the last reload (not a regular file, too large): warned about once. */
+  private refused: FileVersion | undefined
+  /** Whether the host is stopping: set by close, or seen on this plugin's fiber. */
+  private readonly stopping: () => boolean
   private versions: DocumentHistory | undefined
   /** The version last read or written: reloads skip what is already known, and reads shorter than it settle first. */
   private seen: FileVersion = ABSENT
@@ -118,12 +124,16 @@ export class FileSettingsProvider extends SettingsProvider {
   private closed = false
   /** The last text parsed (or written, with the parse that checked it): a parse is skipped while the file still holds it. */
   private parsed: { text: string; result: ParsedDocument } | undefined
+  /** The document the seam was last handed (loaded, published or stored): one it has not seen is published first. */
+  private handed: SettingsDocument | undefined
 
   constructor(ctx: Context, config: FileSettingsProvider.Config = {}) {
     super(ctx)
     this.file = resolveDocumentPath(config.path, config.home)
     this.format = formatOf(this.file)
-    this.canonical = this.file
+    this.target = { file: this.file, links: [] }
+    // 4 DISPOSED, 5 UNLOADING (cordis's FiberState is a const enum): the provider is on its way out.
+    this.stopping = () => this.closed || ctx.fiber?.state === 4 || ctx.fiber?.state === 5
     // Defaults again here: a provider constructed without cordis's schema pass still behaves.
     this.options = {
       watch: config.watch ?? true,
@@ -154,17 +164,30 @@ export class FileSettingsProvider extends SettingsProvider {
     return this.file
   }
 
-  /** False while the document or its folder refuses writes (mode without the owner's write bit, or no access). */
+  /** False while the document (the file its symlinks lead to) or its folder refuses writes (mode without the owner's write bit, or no access). */
   override get writable(): boolean {
-    return readOnlyReason(this.canonical) === undefined
+    try {
+      return readOnlyReason(resolveTarget(this.file).file) === undefined
+    } catch {
+      return false // a symlink loop
+    }
   }
 
-  /** Keep an existing document, or exclusively create an empty one (mode 0600), and return its path. */
+  /**
+   * Keep an existing document, or exclusively create an empty one (mode 0600),
+   * and return its path. A symlinked document whose file does not exist yet
+   * gets it created at the end of its symlinks.
+   */
   override async prepareDocument(): Promise<string> {
-    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 })
+    // Run as root over a user's home, what is made here is given to the owner of the folder it is made in.
+    makeFolder(dirname(this.file), ownerToGive(this.file))
+    const target = resolveTarget(this.file).file
+    const give = ownerToGive(target)
+    makeFolder(dirname(target), give)
     try {
-      const handle = await open(this.file, 'wx', 0o600)
+      const handle = await open(target, 'wx', 0o600)
       try {
+        if (give) await handle.chown(give.uid, give.gid)
         const modeline = this.modelineFor('', true)
         if (modeline) await handle.writeFile(`${modeline}\n`)
       } finally {
@@ -182,26 +205,59 @@ export class FileSettingsProvider extends SettingsProvider {
    */
   protected async step(_step: FileStep): Promise<void> {}
 
+  /**
+   * How long a namespace whose plugin was removed stays in the editor schema
+   * while the host keeps running; tests shorten it.
+   */
+  protected get kindLeaveGraceMs(): number {
+    return LEAVE_GRACE_MS
+  }
+
   protected override async open(): Promise<void> {
-    this.canonical = await canonicalPath(this.file)
-    if (this.historyLimits) this.versions = new DocumentHistory(this.canonical, this.historyLimits)
+    this.target = resolveTarget(this.file)
+    // History belongs to the deployment: beside the path it configured (a symlink's own folder), never
+    // in the folder a symlink leads to (a dotfiles repository), and it stays there when the link is retargeted.
+    const logger = this.ctx.logger('settings')
+    if (this.historyLimits) {
+      this.versions = new DocumentHistory(join(realDirectory(dirname(this.file)), basename(this.file)), this.historyLimits, { warn: (message) => logger.warn(message) })
+    }
     if (this.schemaOptions.editorSchema) {
-      const logger = this.ctx.logger('settings')
-      this.schemaWriter = new EditorSchemaWriter(this.file, () => this.registeredKinds(), (error) => logger.warn(`settings: writing the editor schema beside ${this.file} failed:`, error), this.writer)
+      this.schemaWriter = new EditorSchemaWriter(this.file, () => this.registeredKinds(), (error) => logger.warn(`settings: writing the editor schema beside ${this.file} failed:`, error), {
+        owner: this.writer,
+        stopping: this.stopping,
+        leaveGraceMs: this.kindLeaveGraceMs,
+        give: () => ownerToGive(this.file),
+      })
     }
   }
 
+  /** Where the document path leads now; a retargeted symlink is followed from here on (the watcher too). */
+  private locate(): DocumentTarget {
+    const target = resolveTarget(this.file)
+    if (!sameTarget(target, this.target)) {
+      this.target = target
+      this.watcher?.follow([...target.links, target.file])
+    }
+    return target
+  }
+
+  /** How a read of the document names it and what it refuses before reading. */
+  private get readOptions(): { document: string; maxBytes: number } {
+    return { document: this.file, maxBytes: this.options.maxDocumentBytes }
+  }
+
   protected async load(): Promise<SettingsDocument> {
-    const version = await readVersion(this.file)
+    const version = await readVersion(this.file, this.readOptions)
     const parsed = version.text === undefined ? undefined : this.parse(version.text)
     this.seen = version
     if (this.options.watch) await this.startWatcher()
-    return (parsed?.data ?? {}) as SettingsDocument
+    this.handed = (parsed?.data ?? {}) as SettingsDocument
+    return this.handed
   }
 
   private async startWatcher(): Promise<void> {
     const logger = this.ctx.logger('settings')
-    this.watcher = new DocumentWatcher(this.canonical, {
+    this.watcher = new DocumentWatcher([...this.target.links, this.target.file], {
       debounceMs: this.options.debounceMs,
       recheckMs: this.options.recheckMs,
       onChange: () => void this.reload(true),
@@ -241,15 +297,28 @@ export class FileSettingsProvider extends SettingsProvider {
       if (this.closed) return
       const logger = this.ctx.logger('settings')
       try {
+        this.locate()
         if (await this.lateEditPending()) return this.rescueLateEdit()
         if (!force && sameSignature(statVersion(this.file), this.seen)) return
-        const version = await this.readSettled(this.file)
+        let version: FileVersion
+        try {
+          version = await this.readSettled(this.file)
+        } catch (error) {
+          if (!(error instanceof SettingsNotAFileError || error instanceof SettingsDocumentTooLargeError)) throw error
+          // One warning per state of the file, not one per re-check.
+          const now = statVersion(this.file)
+          if (this.refused && sameSignature(now, this.refused)) return
+          this.refused = now
+          logger.warn(`${error.message}; keeping the last good settings`)
+          return
+        }
+        this.refused = undefined
         if (version.text === this.seen.text) {
           this.seen = version
           return
         }
         this.seen = version
-        if (version.text === undefined) return this.publish({})
+        if (version.text === undefined) return this.hand({})
         let parsed: ParsedDocument
         try {
           parsed = this.parse(version.text)
@@ -257,7 +326,7 @@ export class FileSettingsProvider extends SettingsProvider {
           logger.warn(`${(error as Error).message}; keeping the last good settings`)
           return
         }
-        this.publish(parsed.data as SettingsDocument)
+        this.hand(parsed.data as SettingsDocument)
       } catch (error) {
         logger.warn(`settings: reloading ${this.file} failed:`, error)
       }
@@ -286,7 +355,7 @@ export class FileSettingsProvider extends SettingsProvider {
     const giveUp = Date.now() + settleMs * 10
     let waitedForAbsent = false
     for (;;) {
-      const version = await readVersion(path)
+      const version = await readVersion(path, this.readOptions)
       const known = this.seen.text
       if (known === undefined || sameSignature(version, this.seen) || Date.now() >= giveUp) return version
       if (version.text === undefined) {
@@ -301,27 +370,45 @@ export class FileSettingsProvider extends SettingsProvider {
     }
   }
 
-  protected override async transact(transaction: SettingsTransaction): Promise<void> {
+  protected override async store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
     return this.enqueue(() =>
-      this.locked(async (lock) => {
-        const stored = await this.store(lock, (current) => transaction.apply(current))
+      this.locked(async (lock, target) => {
+        let moved = false
+        const stored = await this.storeText(lock, target, (current) => {
+          // What the file holds beyond what the seam was last told (an edit still in the debounce window, another process's write).
+          this.hand(current)
+          moved = !readsHold(transaction.reads, (ns, scope) => getSection(current, ns, scope))
+          return moved ? current : documentWith(current, transaction.changes)
+        })
         // Who made this text, so its kept version can say so later. The write is stored either way: a journal
         // that cannot be written (a full disk) costs only that record.
         if (stored && this.versions) {
           try {
-            this.versions.record(stored.text, [...transaction.origins])
+            await this.versions.record(stored.text, [...transaction.origins])
           } catch (error) {
             this.ctx.logger('settings').warn(`settings: recording who wrote ${this.file} failed:`, error)
           }
         }
-        transaction.commit()
+        if (stored) this.handed = stored.document
+        return moved ? { moved: true } : undefined
       }),
     )
   }
 
-  /** Whether replaced versions are kept in `history/` (the `history` option). */
+  /** Tell the seam about a document it has not been handed yet. */
+  private hand(document: SettingsDocument): void {
+    if (document === this.handed) return
+    this.handed = document
+    this.publish(document)
+  }
+
+  /**
+   * Whether replaced versions are kept in `history/` (the `history` option)
+   * and the folder can take them now: false while it cannot (not writable,
+   * another owner's, a symlink), when writes land without a kept version.
+   */
   override get keepsHistory(): boolean {
-    return this.versions !== undefined
+    return this.versions !== undefined && this.versions.unavailable() === undefined
   }
 
   override async history(query?: SettingsHistoryQuery): Promise<SettingsHistoryVersion[]> {
@@ -339,21 +426,46 @@ export class FileSettingsProvider extends SettingsProvider {
     return parseSettings(text, this.format, this.file, this.options.maxDocumentBytes).data as SettingsDocument
   }
 
-  /** Run `body` holding the document lock, after removing what dead writers left; the lock is released before this settles. */
-  private async locked<T>(body: (lock: HeldLock) => Promise<T>): Promise<T> {
-    mkdirSync(dirname(this.canonical), { recursive: true, mode: 0o700 })
-    const lock = await acquireLock(`${this.canonical}.lock`, {
-      timeoutMs: this.options.lockTimeoutMs,
-      file: this.file,
-      owner: this.writer,
-      step: (step) => this.step(`lock:${step}`),
-    })
-    try {
-      await sweepLeftovers(dirname(this.canonical), basename(this.canonical), true, this.facts, [basename(editorSchemaPath(this.canonical))])
-      return await body(lock)
-    } finally {
-      await lock.release()
+  /**
+   * Run `body` holding the lock of the file the document path leads to (one
+   * lock per real file, beside it), after removing what dead writers left; the
+   * lock is released before this settles. When the body finds the symlink
+   * retargeted, it runs again at the new target under that file's lock.
+   */
+  private async locked<T>(body: (lock: HeldLock, target: string) => Promise<T>): Promise<T> {
+    for (let round = 1; ; round++) {
+      const target = this.locate().file
+      // Run as root over a user's home, the folder, lock and temp files are the document's owner's.
+      const give = ownerToGive(target)
+      makeFolder(dirname(target), give)
+      const lock = await acquireLock(`${target}.lock`, {
+        give,
+        timeoutMs: this.options.lockTimeoutMs,
+        file: this.file,
+        owner: this.writer,
+        step: (step) => this.step(`lock:${step}`),
+      })
+      try {
+        const schema = editorSchemaPath(this.file)
+        const together = dirname(schema) === dirname(target)
+        await sweepLeftovers(dirname(target), basename(target), true, this.facts, together ? [basename(schema)] : [])
+        // The editor schema stays beside the configured path (a symlink's own folder): its temps are swept there.
+        if (!together) await sweepLeftovers(dirname(schema), basename(schema), false, this.facts)
+        return await body(lock, target)
+      } catch (error) {
+        if (!(error instanceof Retargeted) || round >= MAX_RETARGETS) {
+          if (error instanceof Retargeted) throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file}: its symlink kept being retargeted while it was being written; nothing was written`, this.file)
+          throw error
+        }
+      } finally {
+        await lock.release()
+      }
     }
+  }
+
+  /** Stop a store whose document path no longer leads to `target` (its symlink was retargeted). */
+  private checkTarget(target: string): void {
+    if (this.locate().file !== target) throw new Retargeted()
   }
 
   /**
@@ -364,8 +476,7 @@ export class FileSettingsProvider extends SettingsProvider {
    * When a check fails, the document is read again and `derive` runs again on it.
    * @returns what was written, or `undefined` when `derive` changed nothing.
    */
-  private async store(lock: HeldLock, derive: (current: SettingsDocument) => SettingsDocument): Promise<Stored | undefined> {
-    const target = writeTarget(this.file)
+  private async storeText(lock: HeldLock, target: string, derive: (current: SettingsDocument) => SettingsDocument): Promise<Stored | undefined> {
     // An editor's late write into the version the previous write replaced is the freshest user edit there is.
     const late = await this.takeLateEdit(target)
     for (let attempt = 1; ; attempt++) {
@@ -373,6 +484,7 @@ export class FileSettingsProvider extends SettingsProvider {
         throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file} kept changing while it was being written (${MAX_ATTEMPTS} attempts); nothing was written`, this.file)
       }
       await this.step('read')
+      this.checkTarget(target)
       const onDisk = await this.readSettled(target)
       const reason = readOnlyReason(target)
       if (reason) throw new SettingsStoreError('SETTINGS_READ_ONLY', `settings document ${this.file} is read-only: ${reason}; nothing was written`, this.file)
@@ -390,8 +502,8 @@ export class FileSettingsProvider extends SettingsProvider {
       if (modeline) rendered = { text: `${modeline}\n${rendered.text}`, preserved: rendered.preserved }
       checkNextSize(rendered.text, this.file, this.options.maxDocumentBytes)
       if (!rendered.preserved) this.ctx.logger('settings').warn(`settings: ${this.file} could not be edited in place and was rendered afresh`)
-      const temp = await writeTemp(target, rendered.text, onDisk === ABSENT ? { writer: this.writer } : { mode: onDisk.mode, uid: onDisk.uid, gid: onDisk.gid, writer: this.writer })
-      let kept: { path: string; linked: boolean } | undefined
+      const temp = await writeTemp(target, rendered.text, onDisk === ABSENT ? { writer: this.writer, ...ownerToGive(target) } : { mode: onDisk.mode, uid: onDisk.uid, gid: onDisk.gid, writer: this.writer })
+      let kept: Kept | undefined
       try {
         if (!(await lock.holds())) throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file}: the lock was taken over during the write; nothing was written`, this.file)
         await this.step('check')
@@ -400,22 +512,23 @@ export class FileSettingsProvider extends SettingsProvider {
         kept = onDisk === ABSENT ? undefined : await this.keep(target)
         if (onDisk !== ABSENT && !kept) continue // the document was replaced or removed meanwhile
         // What was kept is what now stands at the path: if that is not the version read, an editor replaced it meanwhile.
-        if (kept?.linked && !(await holdsVersion(kept.path, onDisk))) {
-          await unlink(kept.path).catch(() => {})
+        if (kept && !(await holdsVersion(kept.watched, onDisk))) {
+          await this.dropKept(kept)
           kept = undefined
           continue
         }
         await this.step('rename')
+        this.checkTarget(target)
         // The last look: the path still names the file kept (an editor's rename always brings a new inode),
         // checked and renamed back to back. POSIX has no compare-and-rename, so that is the gap left.
         const placed = onDisk === ABSENT ? await placeNew(temp, target) : await replaceIfSame(temp, target, onDisk.ino)
         if (!placed) {
-          if (kept) await unlink(kept.path).catch(() => {})
+          if (kept) await this.dropKept(kept)
           kept = undefined
           continue
         }
       } catch (error) {
-        if (kept) await unlink(kept.path).catch(() => {})
+        if (kept) await this.dropKept(kept)
         throw error
       } finally {
         await unlink(temp).catch(() => {})
@@ -442,37 +555,72 @@ export class FileSettingsProvider extends SettingsProvider {
   }
 
   /**
-   * Link the document's current file as a kept version: into history, or as a
-   * hidden witness when history is off. A copy (where links are impossible)
-   * cannot witness later writes, so it answers `linked: false`.
+   * Keep the document's current file as the version a write replaces, and a
+   * link of it that shows an editor's late write into it. A file no other name
+   * shares is linked into history as it is (keeping copies nothing, and the
+   * entry shows late writes). History gets a copy instead when the file has
+   * another name (a second hard link: a link would let history's sealing change
+   * that name's mode) or lives on another file system (no link can cross); a
+   * hidden witness link beside the file then shows late writes. With history
+   * off, or unavailable (a folder it cannot write: warned, and `keepsHistory`
+   * says so), only the witness.
+   * @returns `undefined` when the file was replaced or removed meanwhile (read again).
    */
-  private async keep(target: string): Promise<{ path: string; linked: boolean } | undefined> {
+  private async keep(target: string): Promise<Kept | undefined> {
+    const versions = this.versions
+    let witness: string | undefined
+    let entry: string | undefined
     try {
-      if (this.versions) return await this.versions.keep(target)
-      const witness = join(dirname(target), tempName(basename(target), this.writer))
-      await link(target, witness)
-      return { path: witness, linked: true }
+      // History that cannot take a version now answers `undefined` (warned once per state): the write goes on
+      // without one, an editor's late write watched through a witness link as with history off.
+      if (versions && statSync(target).nlink === 1) {
+        const kept = await versions.keep(target)
+        if (kept?.linked) return { entry: kept.path, watched: kept.path, witness: false }
+        entry = kept?.path
+        witness = await this.linkWitness(target)
+        return { entry, watched: witness, witness: true }
+      }
+      witness = await this.linkWitness(target)
+      if (!versions) return { watched: witness, witness: true }
+      // Copied from the witness: the very file the checks that follow look at.
+      const kept = await versions.keep(witness, undefined, { copy: true })
+      return { entry: kept?.path, watched: witness, witness: true }
     } catch (error) {
-      // `link` answers ENOENT when the name is being renamed over (an editor's save) or is gone: read again.
+      if (witness) await unlink(witness).catch(() => {})
+      if (entry) await unlink(entry).catch(() => {})
+      // `link` and `stat` answer ENOENT when the name is being renamed over (an editor's save) or is gone: read again.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
       throw error
     }
   }
 
+  /** A hidden link of `target` beside it, named like a temp file of this writer (swept should the writer die). */
+  private async linkWitness(target: string): Promise<string> {
+    const witness = join(dirname(target), tempName(basename(target), this.writer))
+    await link(target, witness)
+    return witness
+  }
+
+  /** Remove what {@link keep} made for a write that did not happen. */
+  private async dropKept(kept: Kept): Promise<void> {
+    if (kept.entry) await unlink(kept.entry).catch(() => {})
+    if (kept.witness) await unlink(kept.watched).catch(() => {})
+  }
+
   /**
-   * After a replace: seal and prune the kept version, and watch it for an
-   * editor's late write (a copy cannot be watched, nor a witness kept). The
-   * watch starts from the version read, so a save that landed between the last
-   * check and the replace counts as late too.
+   * After a replace: seal and prune the kept version, and watch the replaced
+   * file for an editor's late write. The watch starts from the version read,
+   * so a save that landed between the last check and the replace counts as
+   * late too. A kept file is sealed (made owner-only) only while no other name
+   * shares it, so no other name's mode ever changes.
    */
-  private async settleKept(kept: { path: string; linked: boolean }, read: FileVersion, data: Record<string, unknown>): Promise<void> {
+  private async settleKept(kept: Kept, read: FileVersion, data: Record<string, unknown>): Promise<void> {
     await this.forgetReplaced()
-    if (this.versions) {
-      this.versions.seal(kept.path)
+    if (this.versions && kept.entry) {
+      if (statSync(kept.entry, { throwIfNoEntry: false })?.nlink === 1) this.versions.seal(kept.entry)
       this.versions.prune()
     }
-    if (!kept.linked) return
-    this.replaced = { path: kept.path, version: read, data, witness: !this.versions, until: Date.now() + LATE_WINDOW_MS }
+    this.replaced = { path: kept.watched, version: read, data, witness: kept.witness, until: Date.now() + LATE_WINDOW_MS }
     this.scheduleLateCheck()
   }
 
@@ -544,8 +692,8 @@ export class FileSettingsProvider extends SettingsProvider {
 
   /** Fold a late edit in outside any write: store the merged document and publish it. */
   private async rescueLateEdit(): Promise<void> {
-    const stored = await this.locked((lock) => this.store(lock, (current) => current))
-    if (stored && !this.closed) this.publish(stored.document)
+    const stored = await this.locked((lock, target) => this.storeText(lock, target, (current) => current))
+    if (stored && !this.closed) this.hand(stored.document)
     // A save still under way is looked at again.
     else if (!stored) this.scheduleLateCheck()
   }

@@ -1,6 +1,7 @@
-import { accessSync, closeSync, constants, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs'
-import { open, type FileHandle } from 'node:fs/promises'
+import { accessSync, closeSync, constants, fstatSync, openSync, readFile, readFileSync, realpathSync, statSync, type BigIntStats, type Stats } from 'node:fs'
+import { promisify } from 'node:util'
 import { dirname } from 'node:path'
+import { SettingsDocumentTooLargeError, SettingsNotAFileError, type NotAFileKind } from './errors.ts'
 
 /**
  * Which version of the document a path holds: its inode, size and mtime (to
@@ -29,6 +30,7 @@ export const ABSENT: FileVersion = Object.freeze({ text: undefined, ino: -1n, si
 export const TIE_WINDOW_MS = 2000
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
+const readFileAsync = promisify(readFile) as (fd: number, encoding: 'utf8') => Promise<string>
 
 /**
  * Files up to this size are read and stat'ed with synchronous system calls:
@@ -47,42 +49,126 @@ function versionOf(info: BigIntStats, text: string | undefined): FileVersion {
   return { text, ino: info.ino, size: info.size, mtimeNs: info.mtimeNs, mtimeMs: Number(info.mtimeMs), mode: Number(info.mode) & 0o7777, uid: Number(info.uid), gid: Number(info.gid) }
 }
 
-/** Read an open file whole: synchronously when it is small, else through the thread pool. */
-async function readOpen(fd: number, handle: () => Promise<FileHandle>, size: bigint): Promise<string> {
+/**
+ * Read an open file whole: synchronously when it is small, else through the
+ * thread pool, from the same descriptor (opening the path again could open
+ * whatever was swapped in meanwhile).
+ */
+async function readOpen(fd: number, size: bigint): Promise<string> {
   if (size <= BigInt(SYNC_READ_LIMIT)) return readFileSync(fd, 'utf8')
-  return (await handle()).readFile('utf8')
+  return readFileAsync(fd, 'utf8')
 }
 
-/** Open `path` for reading, or answer `undefined` when nothing is there. */
+/**
+ * Read-only and non-blocking: opening a FIFO with no writer (or a device) for a
+ * plain read would block the event loop for good. For a regular file the flag
+ * changes nothing.
+ */
+const READ_NONBLOCKING = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+
+/** Open `path` for reading without ever blocking, or answer `undefined` when nothing is there. */
 export function openIfPresent(path: string): number | undefined {
   try {
-    return openSync(path, 'r')
+    return openSync(path, READ_NONBLOCKING)
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return undefined
     throw error
   }
 }
 
+/** What a stat says stands at a path that is not a regular file. */
+export function notAFileKind(info: Pick<Stats | BigIntStats, 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'>): NotAFileKind {
+  if (info.isDirectory()) return 'directory'
+  if (info.isFIFO()) return 'FIFO'
+  if (info.isSocket()) return 'socket'
+  if (info.isCharacterDevice()) return 'character device'
+  if (info.isBlockDevice()) return 'block device'
+  return 'special file'
+}
+
+/** Where `path` leads through its symlinks, for a refusal's message (the path itself when that cannot be told). */
+function realPath(path: string): string {
+  try {
+    return realpathSync.native(path)
+  } catch {
+    return path
+  }
+}
+
+/** How {@link openDocument} and {@link readVersion} name what they refuse, and what they refuse. */
+export interface DocumentReadOptions {
+  /** The document as configured (a symlink, say), for errors; defaults to the path read. */
+  document?: string
+  /** Refuse a file larger than this many bytes before reading it. */
+  maxBytes?: number
+}
+
+/**
+ * Open the regular file at `path` for reading, never blocking: the open is
+ * non-blocking and the open descriptor is checked (so a file swapped for a
+ * FIFO between a look and the open is still caught), and refused before a
+ * byte is read when it is not a regular file or is over `maxBytes`.
+ * @returns the descriptor and its stats, or `undefined` when nothing is there.
+ * @throws {SettingsNotAFileError} for a FIFO, socket, device or directory.
+ * @throws {SettingsDocumentTooLargeError} for a file over `maxBytes`.
+ */
+export function openDocument(path: string, options: DocumentReadOptions = {}): { fd: number; info: BigIntStats } | undefined {
+  const document = options.document ?? path
+  let fd: number | undefined
+  try {
+    fd = openIfPresent(path)
+  } catch (error) {
+    // A socket cannot be opened at all (ENXIO), a directory not everywhere (EISDIR): say what it is.
+    const code = errorCode(error)
+    if (code !== 'ENXIO' && code !== 'EISDIR' && code !== 'EOPNOTSUPP') throw error
+    const info = statSync(path, { throwIfNoEntry: false })
+    if (!info) return undefined
+    throw new SettingsNotAFileError(document, notAFileKind(info), realPath(path))
+  }
+  if (fd === undefined) return undefined
+  try {
+    const info = fstatSync(fd, { bigint: true })
+    if (!info.isFile()) throw new SettingsNotAFileError(document, notAFileKind(info), realPath(path))
+    if (options.maxBytes !== undefined && info.size > BigInt(options.maxBytes)) throw new SettingsDocumentTooLargeError(document, Number(info.size), options.maxBytes)
+    return { fd, info }
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+}
+
+/**
+ * Read the text of the regular file at `path`, or `undefined` when nothing is
+ * there, with the refusals of {@link openDocument}.
+ */
+export async function readDocumentText(path: string, options: DocumentReadOptions = {}): Promise<string | undefined> {
+  const opened = openDocument(path, options)
+  if (!opened) return undefined
+  try {
+    return await readOpen(opened.fd, opened.info.size)
+  } finally {
+    closeSync(opened.fd)
+  }
+}
+
 /**
  * Read the file at `path` with its signature, taken from the open file before
  * and after the read; a rewrite during the read is read again.
+ * @throws {SettingsNotAFileError} when something other than a regular file stands there; nothing is read.
+ * @throws {SettingsDocumentTooLargeError} for a file over `options.maxBytes`; nothing is read.
  */
-export async function readVersion(path: string): Promise<FileVersion> {
+export async function readVersion(path: string, options: DocumentReadOptions = {}): Promise<FileVersion> {
   for (;;) {
-    const fd = openIfPresent(path)
-    if (fd === undefined) return ABSENT
-    let handle: FileHandle | undefined
+    const opened = openDocument(path, options)
+    if (opened === undefined) return ABSENT
+    const { fd, info: before } = opened
     try {
-      const before = fstatSync(fd, { bigint: true })
-      if (!before.isFile()) throw Object.assign(new Error(`${path} is not a regular file (EISDIR)`), { code: 'EISDIR' })
-      // A large file is read through a handle of its own (the sync descriptor stays for the stats).
-      const text = await readOpen(fd, async () => (handle = await open(path, 'r')), before.size)
+      const text = await readOpen(fd, before.size)
       const after = fstatSync(fd, { bigint: true })
       if (before.size !== after.size || before.mtimeNs !== after.mtimeNs) continue
       return versionOf(after, text)
     } finally {
       closeSync(fd)
-      await handle?.close()
     }
   }
 }

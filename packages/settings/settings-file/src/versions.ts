@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { changedSections, SettingsStoreError, type SettingsDocument, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsWriteOrigin } from 'dsh-settings'
-import { digest, type DocumentHistory, type HistoryEntry } from './history.ts'
+import { digest, type DocumentHistory, type HistoryEntry, type KeptText } from './history.ts'
 
 /** The most versions one page lists. */
 export const MAX_HISTORY_PAGE = 200
@@ -10,13 +9,18 @@ const DEFAULT_HISTORY_PAGE = 20
 /** How a kept version's text becomes data; throws for text that does not parse. */
 export type ParseVersion = (text: string) => SettingsDocument
 
-/** Read a kept version's data, or `undefined` when it is gone or does not parse. */
-async function readData(entry: HistoryEntry, parse: ParseVersion): Promise<{ data: SettingsDocument; text: string } | undefined> {
+/**
+ * Read a kept version: its text, when it was written, and its data (`undefined`
+ * when it does not parse); `undefined` when it is gone.
+ * @throws {SettingsUnsafeHistoryFileError} for a symlink, anything but a regular file, or another owner's file: never read.
+ */
+async function readData(history: DocumentHistory, entry: HistoryEntry, parse: ParseVersion): Promise<(KeptText & { data: SettingsDocument | undefined }) | undefined> {
+  const kept = await history.read(entry)
+  if (!kept) return undefined
   try {
-    const text = await readFile(entry.path, 'utf8')
-    return { data: parse(text), text }
+    return { ...kept, data: parse(kept.text) }
   } catch {
-    return undefined
+    return { ...kept, data: undefined }
   }
 }
 
@@ -31,10 +35,15 @@ function pageSize(limit: unknown): number {
  * A page of kept versions, newest first: when each was written and
  * replaced, who made it (this host's writes by the journal's digest of their
  * text, else an outside edit), and the sections it changed against the
- * version kept before it.
+ * version kept before it. The journal is read from its end, at most its bound,
+ * without blocking the event loop; only the page's versions (and the one before
+ * it) are opened, each checked to be a regular file of the document's owner.
+ * @throws {SettingsHistoryUnavailableError} while the history folder cannot be used.
+ * @throws {SettingsUnsafeHistoryFileError} when the page holds a symlink or another owner's file, or the journal is one.
  */
 export async function listVersions(history: DocumentHistory, parse: ParseVersion, query: SettingsHistoryQuery = {}): Promise<SettingsHistoryVersion[]> {
   const size = pageSize(query.limit)
+  history.assertAvailable()
   const all = history.list() // oldest first
   let end = all.length
   if (query.before !== undefined) {
@@ -42,18 +51,17 @@ export async function listVersions(history: DocumentHistory, parse: ParseVersion
     if (end < 0) throw noVersion(query.before)
   }
   const start = Math.max(0, end - size)
-  const authors = history.authors()
-  const firstRecord = history.firstRecordAt()
+  const journal = await history.readJournal()
   const versions: SettingsHistoryVersion[] = []
   // Each version is compared with the one kept before it, so one more than the page is read.
-  let older = start > 0 ? ((await readData(all[start - 1]!, parse))?.data ?? undefined) : {}
+  let older = start > 0 ? (await readData(history, all[start - 1]!, parse))?.data : {}
   for (let index = start; index < end; index++) {
     const entry = all[index]!
-    const read = await readData(entry, parse)
-    const writtenAt = history.writtenAt(entry)
-    const recorded = read ? madeBy(authors.get(digest(read.text)), writtenAt) : undefined
-    const by = recorded?.length ? (recorded as SettingsWriteOrigin[]) : firstRecord && firstRecord <= writtenAt ? ['outside' as const] : ['unknown' as const]
-    const sections = read && older ? changedSections(older, read.data).map((key) => (key.scope === undefined ? { ns: key.ns } : { ns: key.ns, scope: key.scope })) : []
+    const read = await readData(history, entry, parse)
+    const writtenAt = read?.writtenAt ?? history.writtenAt(entry)
+    const recorded = read ? madeBy(journal.authors.get(digest(read.text)), writtenAt) : undefined
+    const by = recorded?.length ? (recorded as SettingsWriteOrigin[]) : journal.first && journal.first <= writtenAt ? ['outside' as const] : ['unknown' as const]
+    const sections = read?.data && older ? changedSections(older, read.data).map((key) => (key.scope === undefined ? { ns: key.ns } : { ns: key.ns, scope: key.scope })) : []
     versions.push({ id: basename(entry.path), writtenAt: writtenAt.toISOString(), replacedAt: entry.replacedAt.toISOString(), by, sections })
     older = read?.data
   }
@@ -73,12 +81,18 @@ function madeBy(records: readonly { at: number; by: string[] }[] | undefined, wr
   return records?.filter((record) => record.at <= until).at(-1)?.by
 }
 
-/** The data of the kept version `id`. */
+/**
+ * The data of the kept version `id`, read from a regular file of the
+ * document's owner, never through a symlink.
+ * @throws {SettingsHistoryUnavailableError} while the history folder cannot be used.
+ * @throws {SettingsUnsafeHistoryFileError} when that version is a symlink, not a regular file, or another owner's file.
+ */
 export async function readVersionDocument(history: DocumentHistory, parse: ParseVersion, id: string): Promise<SettingsDocument> {
+  history.assertAvailable()
   const entry = typeof id === 'string' ? history.find(id) : undefined
   if (!entry) throw noVersion(id)
-  const read = await readData(entry, parse)
-  if (!read) throw new SettingsStoreError('SETTINGS_NO_VERSION', `kept settings version ${JSON.stringify(String(id))} can no longer be read`, history.directory)
+  const read = await readData(history, entry, parse)
+  if (!read?.data) throw new SettingsStoreError('SETTINGS_NO_VERSION', `kept settings version ${JSON.stringify(String(id))} can no longer be read`, history.directory)
   return read.data
 }
 

@@ -19,9 +19,11 @@ export interface DocumentWatcherOptions {
 }
 
 /**
- * Watches one document file through its directory (so deleting, re-creating
- * and atomically replacing the file are all seen), debounces its events, and
- * ticks a periodic re-check for file systems whose events are unreliable.
+ * Watches one document through the directories of its names (so deleting,
+ * re-creating and atomically replacing the file are all seen): the file, and
+ * for a symlinked document each link on the way too, so a retargeted link is
+ * seen like an edit. Debounces their events, and ticks a periodic re-check for
+ * file systems whose events are unreliable.
  */
 export class DocumentWatcher {
   private watcher: FSWatcher | undefined
@@ -29,22 +31,28 @@ export class DocumentWatcher {
   private trailing: ReturnType<typeof setTimeout> | undefined
   private recheck: ReturnType<typeof setInterval> | undefined
   private closed = false
+  private files: Set<string>
+  private directories: Set<string>
 
-  /** @param file - the canonical (realpath) document path. */
-  constructor(private readonly file: string, private readonly options: DocumentWatcherOptions) {}
+  /** @param paths - the document's names in symlink-free folders: each link followed, then the file (see `resolveTarget`). */
+  constructor(paths: readonly string[], private readonly options: DocumentWatcherOptions) {
+    this.files = new Set(paths)
+    this.directories = new Set(paths.map((path) => dirname(path)))
+  }
 
   /** Start watching; resolves once the watcher is ready. */
   start(): Promise<void> {
-    const directory = dirname(this.file)
-    const watcher = watch(directory, {
+    const watcher = watch([...this.directories], {
       ignoreInitial: true,
       depth: 0,
       atomic: true,
-      ignored: (path: string) => path !== directory && path !== this.file,
+      // A link is watched as the name it is; the file it leads to is watched by its own name.
+      followSymlinks: false,
+      ignored: (path: string) => !this.directories.has(path) && !this.files.has(path),
     })
     this.watcher = watcher
     watcher.on('all', (_event, path) => {
-      if (path === this.file) this.schedule()
+      if (this.files.has(path)) this.schedule()
     })
     watcher.on('error', (error) => this.options.onError(error))
     if (this.options.recheckMs > 0) {
@@ -57,6 +65,19 @@ export class DocumentWatcher {
         resolve()
       })
     })
+  }
+
+  /** Watch these names from now on (a link was retargeted): folders no longer needed are let go. */
+  follow(paths: readonly string[]): void {
+    const files = new Set(paths)
+    const directories = new Set(paths.map((path) => dirname(path)))
+    const added = [...directories].filter((directory) => !this.directories.has(directory))
+    const dropped = [...this.directories].filter((directory) => !directories.has(directory))
+    this.files = files
+    this.directories = directories
+    if (this.closed || !this.watcher) return
+    if (added.length) this.watcher.add(added)
+    if (dropped.length) this.watcher.unwatch(dropped)
   }
 
   private schedule(): void {

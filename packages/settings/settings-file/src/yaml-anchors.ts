@@ -1,4 +1,4 @@
-import { isAlias, isMap, isScalar, isSeq, type Alias, type Document, type Node, type Pair, type ParsedNode, type Scalar, type YAMLMap } from 'yaml'
+import { isAlias, isMap, isPair, isScalar, isSeq, type Alias, type Document, type Node, type Pair, type ParsedNode, type Scalar, type YAMLMap } from 'yaml'
 import type { DocumentPath } from './diff.ts'
 
 type AnyNode = Node | ParsedNode | null | undefined
@@ -47,6 +47,9 @@ export function findAliasUses(doc: Document.Parsed): AliasUse[] {
           for (const source of sources) if (isAlias(source)) uses.push({ anchor: (source as Alias).source, path, merge: true })
         } else if (isScalar(pair.key)) {
           walk(pair.value as AnyNode, [...path, String((pair.key as Scalar).value)])
+        } else {
+          // An alias in a key (`*a : x`, `? [*a]`) or under one has no path of its own: it counts as a use of the map.
+          for (const anchor of aliasesIn(pair)) uses.push({ anchor, path, merge: false })
         }
       }
     } else if (isSeq(node)) {
@@ -55,6 +58,19 @@ export function findAliasUses(doc: Document.Parsed): AliasUse[] {
   }
   walk(doc.contents as AnyNode, [])
   return uses
+}
+
+/** The anchors every alias under `root` (a node or a pair) points at. */
+function aliasesIn(root: unknown): string[] {
+  const found: string[] = []
+  const stack: unknown[] = [root]
+  while (stack.length) {
+    const node = stack.pop()
+    if (isAlias(node)) found.push((node as Alias).source)
+    else if (isPair(node)) stack.push(node.key, node.value)
+    else if (isMap(node) || isSeq(node)) stack.push(...(node.items as unknown[]))
+  }
+  return found
 }
 
 /** The keys a map receives through its `<<` merges (one level: the merged maps' own keys). */

@@ -1,7 +1,8 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node, type Pair, type ParsedNode, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml'
+import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Pair, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml'
 import { valueAt } from 'dsh-settings/data'
 import type { DocumentEdit, DocumentPath } from './diff.ts'
 import { findAliasUses, findAnchors, isMergePair, mergedKeys } from './yaml-anchors.ts'
+import { colonAfter, column, contentEnd, isFlow, itemStart, lineEnd, pairEnd, propertiesStart, range, tagFits, type AnyNode } from './yaml-source.ts'
 import { isInline, renderAfterColon, renderBlock, renderBlockKey, renderBlockScalar, renderFlow, renderKey, renderScalar } from './render.ts'
 
 /** One replacement of the byte range `[start, end)` of the source text. */
@@ -17,12 +18,6 @@ type Slot =
   | { kind: 'item'; seq: YAMLSeq; index: number }
   | { kind: 'root' }
 
-type AnyNode = Node | ParsedNode | null | undefined
-
-function range(node: AnyNode): [number, number, number] | undefined {
-  return (node as { range?: [number, number, number] } | null | undefined)?.range ?? undefined
-}
-
 function keyText(pair: Pair): string | undefined {
   return isScalar(pair.key) ? String((pair.key as Scalar).value) : undefined
 }
@@ -30,10 +25,6 @@ function keyText(pair: Pair): string | undefined {
 /** The pair of `map` whose key is `segment`, among its own pairs (merge pairs excluded). */
 function ownPair(map: YAMLMap, segment: string): Pair | undefined {
   return map.items.find((pair) => !isMergePair(pair as Pair) && keyText(pair as Pair) === segment) as Pair | undefined
-}
-
-function isFlow(node: AnyNode): boolean {
-  return (isMap(node) || isSeq(node)) && (node as YAMLMap).flow === true
 }
 
 function pathKey(path: DocumentPath): string {
@@ -110,11 +101,6 @@ export class YamlEditor {
     return result
   }
 
-  /** Column of an offset: its distance from the start of its line. */
-  private column(offset: number): number {
-    return offset - (this.text.lastIndexOf('\n', offset - 1) + 1)
-  }
-
   private detectStep(): number {
     const root = this.doc.contents
     if (!isMap(root)) return 2
@@ -122,7 +108,7 @@ export class YamlEditor {
       const keyRange = range(pair.key as AnyNode)
       const valueRange = range(pair.value as AnyNode)
       if (keyRange && valueRange && (isMap(pair.value) || isSeq(pair.value)) && !isFlow(pair.value as AnyNode)) {
-        const step = this.column(valueRange[0]) - this.column(keyRange[0])
+        const step = column(this.text, valueRange[0]) - column(this.text, itemStart(this.text, pair as Pair))
         if (step > 0) return step
       }
     }
@@ -213,7 +199,7 @@ export class YamlEditor {
         }
         if (last) return edit.op === 'delete' ? this.removePair(node, pair, prefix) : this.replace({ kind: 'pair', map: node, pair }, pair.value as AnyNode, path)
         slot = { kind: 'pair', map: node, pair }
-        parentIndent = this.column(range(pair.key as AnyNode)![0])
+        parentIndent = column(this.text, itemStart(this.text, pair))
         node = pair.value as AnyNode
       } else {
         const seq = node as YAMLSeq
@@ -236,27 +222,65 @@ export class YamlEditor {
     const nodeRange = range(node)
     const flow = map.flow === true
     const anchor = (node as { anchor?: string } | null)?.anchor
-    if (nodeRange && nodeRange[1] > nodeRange[0] && !anchor && !isAlias(node)) {
+    if (nodeRange && nodeRange[1] > nodeRange[0] && !anchor && !isAlias(node) && tagFits(node, value)) {
       const inPlace = this.inPlace(node, value, flow)
       if (inPlace !== undefined) return this.splice(nodeRange[0], nodeRange[1], inPlace)
     }
-    const keyRange = range(pair.key as AnyNode)!
-    const colon = this.text.indexOf(':', keyRange[1])
-    const keyIndent = this.column(keyRange[0])
+    const colon = colonAfter(this.text, range(pair.key as AnyNode)![1])
+    const keyIndent = column(this.text, itemStart(this.text, pair))
     // A block collection replaced by another keeps the indentation the user gave it.
     const block = (isMap(node) || isSeq(node)) && !isFlow(node) && nodeRange
-    const childIndent = block ? this.column(nodeRange[0]) : undefined
+    const childIndent = block ? column(this.text, nodeRange[0]) : undefined
     const step = childIndent !== undefined && childIndent > keyIndent ? childIndent - keyIndent : this.step
-    let end = nodeRange ? nodeRange[1] : colon + 1
-    let lead = anchor ? ` &${anchor}` : ''
-    // A scalar's inline comment stays on the key's line when a block takes its place.
-    const trailer = nodeRange && isScalar(node) ? this.text.slice(nodeRange[1], nodeRange[2]) : ''
-    if (!flow && !isInline(value) && /^[ \t]*#/.test(trailer)) {
-      lead += ' ' + trailer.trim()
-      end = nodeRange![1] + trailer.replace(/\n$/, '').length
+    const lead = anchor ? ` &${anchor}` : ''
+    const keyLineEnd = lineEnd(this.text, colon + 1)
+    if (nodeRange && nodeRange[0] >= keyLineEnd) return this.replaceBelow(node, value, colon, keyLineEnd, lead, keyIndent, step, childIndent)
+    const blank = (at: number) => this.text[at] === ' ' || this.text[at] === '\t'
+    let start = colon + 1
+    let end = nodeRange ? nodeRange[1] : start
+    if (!nodeRange || nodeRange[1] === nodeRange[0]) {
+      // An empty value: its properties (`&a`) go with it; the blanks and a comment after the colon stay.
+      end = nodeRange ? nodeRange[0] : start
+      while (end > start && blank(end - 1)) end--
+      let at = end
+      while (blank(at)) at++
+      // A block for an empty value on a line of its own goes after that line's blanks.
+      if (end === start && !flow && !isInline(value) && (at === this.text.length || this.text[at] === '\n' || this.text[at] === '\r')) start = end = at
     }
-    let text = lead + renderAfterColon(value, keyIndent, step, flow, childIndent)
+    let comment = ''
+    // A comment ending the key's line stays there, as written, when a block takes the value's place.
+    const trailer = nodeRange && isScalar(node) ? this.text.slice(nodeRange[1], nodeRange[2]) : ''
+    const trailing = /^[ \t]*#[^\n]*/.exec(trailer)?.[0]
+    if (!flow && !isInline(value) && trailing) {
+      // With the blanks before it: an empty value's range starts at the comment, after them.
+      let from = nodeRange![1]
+      while (from > colon + 1 && blank(from - 1)) from--
+      comment = this.text.slice(from, nodeRange![1]) + trailing.replace(/\r$/, '')
+      end = nodeRange![1] + trailing.replace(/\r$/, '').length
+    }
+    let text = lead + comment + renderAfterColon(value, keyIndent, step, flow, childIndent)
     if (this.text[end - 1] === '\n' && !text.endsWith('\n')) text += '\n'
+    this.splice(start, end, text)
+  }
+
+  /**
+   * Replace a value that starts below its key's line (a block collection, or a
+   * scalar written under its key). What ends the key's line after a comment,
+   * and whole comment or blank lines before the value, stay as written: an
+   * inline value goes right after the colon, a block after those lines. The
+   * value's own lines go, up to the end of its content (comment lines after it stay).
+   */
+  private replaceBelow(node: AnyNode, value: unknown, colon: number, keyLineEnd: number, lead: string, keyIndent: number, step: number, childIndent: number | undefined): void {
+    const nodeStart = range(node)![0]
+    const keyLine = this.text.slice(colon + 1, keyLineEnd).replace(/\r?\n$/, '')
+    const comment = /(?:^|[ \t]+)#.*$/.exec(keyLine)?.[0] ?? ''
+    const between = this.text.slice(keyLineEnd, this.text.lastIndexOf('\n', nodeStart - 1) + 1)
+    // Only comment and blank lines are kept: a line holding the value's properties (`!!map`, `&a`) goes with it.
+    const lines = between ? between.replace(/\n$/, '').split('\n').filter((line) => /^[ \t]*(?:#.*)?\r?$/.test(line)) : []
+    const end = lineEnd(this.text, contentEnd(node))
+    let text: string
+    if (isInline(value)) text = `${lead} ${renderScalar(value)}${comment}\n${lines.map((line) => line + '\n').join('')}`
+    else text = lead + comment + lines.map((line) => '\n' + line).join('') + renderAfterColon(value, keyIndent, step, false, childIndent) + (this.text[end - 1] === '\n' ? '\n' : '')
     this.splice(colon + 1, end, text)
   }
 
@@ -270,7 +294,7 @@ export class YamlEditor {
       const scalar = node as Scalar
       if ((scalar.type === 'BLOCK_LITERAL' || scalar.type === 'BLOCK_FOLDED') && typeof value === 'string') {
         const content = this.text.indexOf('\n', range(node)![0]) + 1
-        const indent = this.column(content + (/^ */.exec(this.text.slice(content))?.[0].length ?? 0))
+        const indent = column(this.text, content + (/^ */.exec(this.text.slice(content))?.[0].length ?? 0))
         const block = renderBlockScalar(value, scalar, indent || this.step)
         return block ?? JSON.stringify(value) + '\n'
       }
@@ -290,21 +314,25 @@ export class YamlEditor {
   private replaceItem(seq: YAMLSeq, index: number, node: AnyNode, value: unknown, seqPath: DocumentPath): void {
     const nodeRange = range(node)
     if (!nodeRange) return this.appendItem(seq, value, seqPath)
-    if (seq.flow) return this.splice(nodeRange[0], nodeRange[1], renderFlow(value))
-    if (!isAlias(node) && !(node as { anchor?: string }).anchor) {
+    // A tag the new value does not fit goes with the old value (an anchor is written again).
+    const anchor = (node as { anchor?: string } | null)?.anchor
+    const start = tagFits(node, value) ? nodeRange[0] : propertiesStart(this.text, nodeRange[0])
+    const lead = start < nodeRange[0] && anchor ? `&${anchor} ` : ''
+    if (seq.flow) return this.splice(start, nodeRange[1], lead + renderFlow(value))
+    if (!isAlias(node) && !anchor && start === nodeRange[0]) {
       const inPlace = this.inPlace(node, value, false)
       if (inPlace !== undefined) return this.splice(nodeRange[0], nodeRange[1], inPlace)
     }
-    const indent = this.column(nodeRange[0])
+    const indent = column(this.text, nodeRange[0])
     let text = isInline(value) ? renderScalar(value) : renderBlock(value as object, indent, this.step).slice(indent)
     if (this.text[nodeRange[1] - 1] === '\n' && !text.endsWith('\n')) text += '\n'
-    this.splice(nodeRange[0], nodeRange[1], text)
+    this.splice(start, nodeRange[1], lead + text)
   }
 
   private appendItem(seq: YAMLSeq, value: unknown, seqPath: DocumentPath): void {
     const seqRange = range(seq)!
     if (seq.flow) return void this.flowChange(seq, seqPath).added.push(renderFlow(value))
-    const indent = this.column(seqRange[0])
+    const indent = column(this.text, seqRange[0])
     const body = isInline(value) ? renderScalar(value) : renderBlock(value as object, indent + 2, this.step).slice(indent + 2)
     const last = seq.items[seq.items.length - 1] as AnyNode
     this.insertLine(Math.max(range(last)?.[2] ?? 0, seqRange[1]), `${' '.repeat(indent)}- ${body}`)
@@ -315,7 +343,7 @@ export class YamlEditor {
     if (seq.flow) return void this.flowChange(seq, seqPath).removed.add(index)
     const itemRange = range(item)!
     const start = this.text.lastIndexOf('\n', itemRange[0] - 1) + 1
-    this.splice(start, this.lineEnd(itemRange[2]), '')
+    this.splice(start, lineEnd(this.text, contentEnd(item)), '')
   }
 
   private replaceRoot(node: AnyNode, value: unknown): void {
@@ -323,9 +351,20 @@ export class YamlEditor {
     this.rootReplaced = true
     const nodeRange = range(node)
     const body = isInline(value) ? renderScalar(value) : renderBlock(value as object, 0, this.step)
-    if (!nodeRange || nodeRange[0] === nodeRange[1]) {
-      // An empty document, perhaps just a `---` marker or comments: the sections go after what is there.
-      return this.insertLine(this.text.length, body)
+    // The sections of an empty document go after what is there, but before a `...` that ends the document
+    // (after it, they would be a second document).
+    const from = nodeRange?.[1] ?? 0
+    const marker = /^\.\.\.(?:[ \t]|\r?$)/m.exec(this.text.slice(from))
+    const at = marker ? from + marker.index : this.text.length
+    if (!nodeRange || nodeRange[0] === nodeRange[1]) return this.insertLine(at, body)
+    if (isScalar(node) && node.value === null) {
+      // A `~` or `null` root: only that token goes (its line, when nothing else is on it); its comment stays.
+      const lineStart = this.text.lastIndexOf('\n', nodeRange[0] - 1) + 1
+      const alone = lineStart === nodeRange[0] && /^[ \t]*\r?(?:\n|$)/.test(this.text.slice(nodeRange[1]))
+      const end = alone ? lineEnd(this.text, nodeRange[1] + 1) : nodeRange[1]
+      this.splice(nodeRange[0], end, '')
+      const last = end === at ? this.text.slice(0, nodeRange[0]).at(-1) : this.text[at - 1]
+      return this.splice(at, at, (last !== undefined && last !== '\n' ? '\n' : '') + body + '\n')
     }
     this.splice(nodeRange[0], nodeRange[1], body + (this.text[nodeRange[1] - 1] === '\n' ? '\n' : ''))
   }
@@ -333,7 +372,7 @@ export class YamlEditor {
   private addKey(map: YAMLMap, mapPath: DocumentPath, key: string, value: unknown, parentIndent: number | undefined): void {
     const mapRange = range(map)!
     if (map.flow) return void this.flowChange(map, mapPath).added.push(`${renderKey(key, true)}: ${renderFlow(value)}`)
-    const indent = this.column(range(map.items[0]?.key as AnyNode)?.[0] ?? mapRange[0])
+    const indent = column(this.text, map.items.length ? itemStart(this.text, map.items[0] as Pair) : mapRange[0])
     // Nested content follows this map's own step from its parent, where it has one.
     const step = parentIndent !== undefined && indent > parentIndent ? indent - parentIndent : this.step
     const last = map.items[map.items.length - 1]
@@ -350,8 +389,9 @@ export class YamlEditor {
   /**
    * Apply flow removals and additions. Each run of adjacent removed items goes
    * with the commas around it: up to the next kept item, or from the previous
-   * kept item when the run ends the collection. Additions go before the
-   * closing bracket. A collection losing every item is written afresh.
+   * kept item when the run ends the collection. Additions go right after the
+   * last item (inside the brackets of an empty one). A collection losing every
+   * item is written afresh.
    */
   private planFlowChanges(): void {
     const bounds = (item: unknown): [number, number] => {
@@ -375,9 +415,34 @@ export class YamlEditor {
         first = last
       }
       if (!added.length) continue
+      if (isMap(collection) && this.text[collectionRange[0]] !== '{') {
+        // A single pair in a flow sequence (`[ key: value ]`) is a map without braces: they come with a second key.
+        const [, lastEnd] = bounds(items[items.length - 1])
+        this.splice(collectionRange[0], collectionRange[0], '{ ')
+        this.splice(lastEnd, lastEnd, `, ${added.join(', ')} }`)
+        continue
+      }
+      if (items.length) {
+        const [lastStart, lastEnd] = bounds(items[items.length - 1])
+        const lineStart = this.text.lastIndexOf('\n', lastStart - 1) + 1
+        const indent = this.text.slice(lineStart, lastStart)
+        const after = lineEnd(this.text, lastEnd + 1)
+        const rest = /^[ \t]*(,?)[ \t]*(?:#.*)?\r?\n$/.exec(this.text.slice(lastEnd, after))
+        if (!indent.trim() && rest) {
+          // A collection written one item per line: the new items get lines of their own after the last
+          // one's (its comment stays on it), with a trailing comma where the user wrote one.
+          const trailing = rest[1] === ','
+          if (!trailing) this.splice(lastEnd, lastEnd, ',')
+          this.splice(after, after, added.map((item, index) => `${indent}${item}${trailing || index < added.length - 1 ? ',' : ''}\n`).join(''))
+          continue
+        }
+        // Inline: right after the last item, so a trailing comma (`{ a: 1, }`) stays last.
+        this.splice(lastEnd, lastEnd, ', ' + added.join(', '))
+        continue
+      }
       const close = this.text.lastIndexOf(isMap(collection) ? '}' : ']', collectionRange[1])
       const at = this.padded(collection) && this.text[close - 1] === ' ' ? close - 1 : close
-      this.splice(at, at, (items.length ? ', ' : '') + added.join(', '))
+      this.splice(at, at, added.join(', '))
     }
   }
 
@@ -396,18 +461,17 @@ export class YamlEditor {
   private planBlockRemovals(): void {
     for (const [map, removed] of this.blockRemovals) {
       const pairs = map.items as Pair[]
-      const firstKey = range(pairs[0]!.key as AnyNode)![0]
+      const firstStart = itemStart(this.text, pairs[0]!)
       let from = 0
-      if (removed.has(0) && this.text.slice(this.text.lastIndexOf('\n', firstKey - 1) + 1, firstKey).trim()) {
+      if (removed.has(0) && this.text.slice(this.text.lastIndexOf('\n', firstStart - 1) + 1, firstStart).trim()) {
         while (removed.has(from)) from++
-        if (pairs[from]) this.splice(firstKey, range(pairs[from]!.key as AnyNode)![0], '')
+        if (pairs[from]) this.splice(firstStart, itemStart(this.text, pairs[from]!), '')
         else from = 0
       }
       for (let index = from; index < pairs.length; index++) {
         if (!removed.has(index)) continue
-        const keyRange = range(pairs[index]!.key as AnyNode)!
-        const end = this.lineEnd(Math.max(range(pairs[index]!.value as AnyNode)?.[2] ?? 0, keyRange[2]))
-        this.splice(this.text.lastIndexOf('\n', keyRange[0] - 1) + 1, end, '')
+        const start = itemStart(this.text, pairs[index]!)
+        this.splice(this.text.lastIndexOf('\n', start - 1) + 1, lineEnd(this.text, pairEnd(pairs[index]!)), '')
       }
     }
   }
@@ -417,26 +481,19 @@ export class YamlEditor {
     const value = valueAt(this.next, path)
     const merges = map.items.filter((pair) => isMergePair(pair as Pair)) as Pair[]
     if (!merges.length || !value || typeof value !== 'object' || Array.isArray(value) || map.flow) {
-      return this.splice(range(map)![0], range(map)![1], map.flow ? renderFlow(value) : renderBlock(value as object, this.column(range(map)![0]), this.step) + '\n')
+      return this.splice(range(map)![0], range(map)![1], map.flow ? renderFlow(value) : renderBlock(value as object, column(this.text, range(map)![0]), this.step) + '\n')
     }
     const owned = new Set(map.items.filter((pair) => !isMergePair(pair as Pair)).map((pair) => keyText(pair as Pair)))
     const concrete = Object.fromEntries(Object.entries(value).filter(([key]) => !owned.has(key)))
-    const indent = this.column(range(map.items[0]!.key as AnyNode)![0])
+    const indent = column(this.text, range(map.items[0]!.key as AnyNode)![0])
     merges.forEach((pair, index) => {
       const keyRange = range(pair.key as AnyNode)!
       const lineStart = this.text.lastIndexOf('\n', keyRange[0] - 1) + 1
-      const end = this.lineEnd(Math.max(range(pair.value as AnyNode)?.[2] ?? 0, keyRange[2]))
+      const end = lineEnd(this.text, pairEnd(pair))
       const sharesLine = this.text.slice(lineStart, keyRange[0]).trim() !== ''
       const lines = index === 0 && Object.keys(concrete).length ? renderBlock(concrete, indent, this.step) + '\n' : ''
       this.splice(sharesLine ? keyRange[0] : lineStart, end, sharesLine ? lines.slice(indent) : lines)
     })
-  }
-
-  /** The offset just past the newline ending the line that holds `offset - 1`. */
-  private lineEnd(offset: number): number {
-    if (this.text[offset - 1] === '\n') return offset
-    const newline = this.text.indexOf('\n', offset)
-    return newline === -1 ? this.text.length : newline + 1
   }
 
   /** Insert a whole line at `offset` (the start of a line, or the end of the text). */

@@ -7,6 +7,7 @@ import { parse } from 'yaml'
 import { plugWithSettings } from 'dsh-testing'
 import { JSON_SCHEMA_EXTRA_KEYWORDS } from 'dsh-settings/json-schema'
 import { editorSchemaPath, hasSchemaModeline, schemaModeline } from '../src/editor-schema.ts'
+import FileSettingsProvider from 'dsh-settings-file'
 import { bootFile, eventually, fileFixture } from './file-harness.ts'
 
 const Search = Schema.object({
@@ -17,6 +18,13 @@ const Search = Schema.object({
 const Theme = Schema.object({ dark: Schema.boolean().default(false) })
 
 const fx = fileFixture()
+
+/** The provider with a short grace for a kind that leaves while the host runs (10 s by default). */
+class QuickLeave extends FileSettingsProvider {
+  protected override get kindLeaveGraceMs(): number {
+    return 50
+  }
+}
 
 /** The schema the provider wrote, compiled by ajv as the language server would read it. */
 async function compiled(path: string) {
@@ -34,7 +42,7 @@ function modelineTarget(document: string, text: string): string | undefined {
 describe('the editor schema beside the document', () => {
   it('is written when kinds register, says what each namespace holds, and follows a kind that leaves', async () => {
     const file = join(fx.dir, 'settings.yaml')
-    fx.harness = await bootFile({ path: file, watch: false })
+    fx.harness = await bootFile({ path: file, watch: false }, QuickLeave)
     await plugWithSettings(fx.harness.root, (ctx) => ctx.settings.register('search', Search))
     const { fiber } = await plugWithSettings(fx.harness.root, (ctx) => ctx.settings.register('theme', Theme))
     const schemaFile = join(fx.dir, 'settings.schema.json')

@@ -50,14 +50,14 @@ export interface FileHarness {
   dispose(): Promise<void>
 }
 
-/** Boot the file provider with `config`; rejects with the plugin's load error if it fails. */
-export async function bootFile(config: FileSettingsProvider.Config): Promise<FileHarness> {
+/** Boot the file provider (or a test's subclass of it) with `config`; rejects with the plugin's load error if it fails. */
+export async function bootFile(config: FileSettingsProvider.Config, provider: typeof FileSettingsProvider = FileSettingsProvider): Promise<FileHarness> {
   const root = new Context()
   const logs: string[] = []
   root.logger.exporter({
     export: (message) => logs.push(message.args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : String(arg))).join(' ')),
   })
-  const fiber = root.plugin(FileSettingsProvider, config)
+  const fiber = root.plugin(provider, config)
   await fiber.await()
   let settings!: SettingsProvider
   await root.inject(['settings'], (ctx) => {

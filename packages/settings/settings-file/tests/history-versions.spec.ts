@@ -1,4 +1,4 @@
-import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import { describe, expect, it, vi } from 'vitest'
@@ -106,9 +106,9 @@ describe('who made a kept version', () => {
     await utimes(old, hourAgo, hourAgo)
     const recent = join(history.directory, `settings.${historyStamp(new Date())}.00000002.yaml`)
     await writeFile(recent, 'search:\n  limit: 2\n')
-    history.record('search:\n  limit: 2\n', ['plugin'])
+    await history.record('search:\n  limit: 2\n', ['plugin'])
     // A restore now writes the old text again, through the wire.
-    history.record('search:\n  limit: 1\n', ['wire'])
+    await history.record('search:\n  limit: 1\n', ['wire'])
     const parse = (text: string) => parseYaml(text) as SettingsDocument
     const versions = await listVersions(history, parse)
     expect(versions.map((version) => [version.id.slice(-13), version.by])).toEqual([
@@ -120,18 +120,19 @@ describe('who made a kept version', () => {
 })
 
 describe('the journal', () => {
-  it('keeps about twice as many records as versions are kept, trimming the oldest', async () => {
+  it('is trimmed to its newest records once past its bound in bytes, also by a second history on the same folder (another process)', async () => {
     const history = new DocumentHistory(join(fixture.dir, 'settings.yaml'), { keep: 2, maxAgeDays: 30 })
-    for (let n = 1; n <= 8; n++) history.record(`n: ${n}\n`, ['plugin'])
-    expect((await readFile(history.journal, 'utf8')).trim().split('\n')).toHaveLength(8)
-    history.record('n: 9\n', ['wire'])
-    const lines = (await readFile(history.journal, 'utf8')).trim().split('\n')
-    expect(lines).toHaveLength(4)
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ by: ['wire'] })
-    // A second history on the same folder (another process) counts for itself and trims the same file.
     const other = new DocumentHistory(join(fixture.dir, 'settings.yaml'), { keep: 2, maxAgeDays: 30 })
-    for (let n = 10; n <= 14; n++) other.record(`n: ${n}\n`, ['host'])
-    expect((await readFile(history.journal, 'utf8')).trim().split('\n')).toHaveLength(4)
+    const sizes: number[] = []
+    for (let n = 1; n <= 1200; n++) {
+      await (n % 2 ? history : other).record(`n: ${n}\n`, [n === 1200 ? 'wire' : 'plugin'])
+      sizes.push((await stat(history.journal)).size)
+    }
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(history.journalLimit)
+    expect(sizes.some((size, index) => index > 0 && size < sizes[index - 1]!)).toBe(true)
+    const lines = (await readFile(history.journal, 'utf8')).trim().split('\n')
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ by: ['wire'] })
+    expect(JSON.parse(lines[0]!)).toMatchObject({ by: ['plugin'] })
   })
 })
 

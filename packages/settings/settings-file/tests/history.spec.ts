@@ -19,7 +19,7 @@ describe('DocumentHistory', () => {
     const file = join(dir, 'settings.yaml')
     await writeFile(file, 'a: 1\n')
     const history = new DocumentHistory(file, { keep: 5, maxAgeDays: 30 })
-    const kept = await history.keep(file)
+    const kept = (await history.keep(file))!
     expect(kept.linked).toBe(true)
     expect((await stat(kept.path)).ino).toBe((await stat(file)).ino)
     expect((await stat(history.directory)).mode & 0o777).toBe(0o700)
@@ -34,8 +34,8 @@ describe('DocumentHistory', () => {
     const file = join(dir, 'settings.yaml')
     await writeFile(file, 'a: 1\n')
     const history = new DocumentHistory(file, { keep: 5, maxAgeDays: 30 })
-    const second = await history.keep(file, new Date(Date.UTC(2026, 0, 2)))
-    const first = await history.keep(file, new Date(Date.UTC(2026, 0, 1)))
+    const second = (await history.keep(file, new Date(Date.UTC(2026, 0, 2))))!
+    const first = (await history.keep(file, new Date(Date.UTC(2026, 0, 1))))!
     await writeFile(join(history.directory, 'other.20260101T000000000Z.abcdef01.yaml'), 'x')
     await writeFile(join(history.directory, 'settings.not-a-stamp.abcdef01.yaml'), 'x')
     await link(file, join(history.directory, 'settings.20260103T000000000Z.abcdef01.json'))

@@ -64,7 +64,7 @@ describe('boot', () => {
 
   it('fails the load when the path names a directory', async () => {
     await mkdir(join(fx.dir, 'folder.yaml'))
-    await expect(bootFile({ path: join(fx.dir, 'folder.yaml'), watch: false })).rejects.toThrow(/EISDIR/)
+    await expect(bootFile({ path: join(fx.dir, 'folder.yaml'), watch: false })).rejects.toMatchObject({ code: 'SETTINGS_NOT_A_FILE', kind: 'directory' })
   })
 
   it('fails the load when the document cannot be read', async () => {

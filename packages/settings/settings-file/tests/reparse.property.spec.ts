@@ -9,6 +9,7 @@ const documentText = fc
       key: fc.constantFrom('alpha', 'beta', 'gamma', 'delta', 'web-search', 'scopes', '"quoted key"'),
       body: fc.constantFrom('  n: 1\n', '  list: [a, b]\n', '  s: "x y"\n', '  nested:\n    deep: true\n', '  block: |\n    line one\n    line two\n', '  {}\n'),
       before: fc.constantFrom('', '\n', '# a comment\n', '\n# note\n\n'),
+      note: fc.constantFrom('', ' # on the key line'),
     }),
     { minLength: 1, maxLength: 6 },
   )
@@ -16,7 +17,7 @@ const documentText = fc
     const seen = new Set<string>()
     return entries
       .filter((entry) => !seen.has(entry.key) && seen.add(entry.key))
-      .map((entry) => `${entry.before}${entry.key}:${entry.body === '  {}\n' ? ' {}\n' : `\n${entry.body}`}`)
+      .map((entry) => `${entry.before}${entry.key}:${entry.body === '  {}\n' ? ` {}${entry.note}\n` : `${entry.note}\n${entry.body}`}`)
       .join('')
   })
 
@@ -25,7 +26,8 @@ const splice = fc.record({
   at: fc.nat(),
   remove: fc.nat({ max: 12 }),
   insert: fc
-    .array(fc.constantFrom(' ', ':', '-', '#', '\n', '"', "'", '[', ']', '{', '}', '&', '*', '!', '|', '>', 'a', 'b', '1', 'k', 'alpha'), { maxLength: 12 })
+    // With whole tokens a hand-written document has: a tagged root, an explicit key, a null, a document end.
+    .array(fc.constantFrom(' ', ':', '-', '#', '\n', '"', "'", '[', ']', '{', '}', '&', '*', '!', '|', '>', 'a', 'b', '1', 'k', 'alpha', '!!set\n', '? ', '~', '...\n'), { maxLength: 12 })
     .map((units) => units.join('')),
 })
 
