@@ -1,13 +1,25 @@
-import { SettingsStoreError } from 'dsh-settings'
+import { formatPath, SettingsStoreError } from 'dsh-settings'
+import type { UnholdablePlace, UnholdableReason } from './holdable.ts'
 
 /** SQLSTATE classes that mean the data or the request is at fault, not the database's availability. */
 const REJECTED_CLASSES = new Set(['22', '23', '42', '54'])
+
+/** What an operator most often meets at start, by SQLSTATE, in words of our own (a server message may quote data). */
+const SQLSTATE_TEXT: Readonly<Record<string, string>> = {
+  '28000': 'the server refused this role',
+  '28P01': 'password authentication failed',
+  '3D000': 'no such database',
+  '42501': 'permission denied',
+  '42P01': 'a table is missing',
+  '53300': 'too many connections',
+  '57P03': 'the server is starting up or shutting down',
+}
 
 /** A short, content-free reason for a driver or server failure: an SQLSTATE, a socket code, or a timeout. */
 export function failureReason(error: unknown): string {
   if (typeof error !== 'object' || error === null) return 'unknown failure'
   const { code, message } = error as { code?: unknown; message?: unknown }
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `SQLSTATE ${code}`
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `SQLSTATE ${code}${SQLSTATE_TEXT[code] ? ` (${SQLSTATE_TEXT[code]})` : ''}`
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
   // The driver's own messages for a connection that never came or a query that hung; they quote nothing stored.
   if (typeof message === 'string' && /timeout|timed out|terminated|ended|closed/i.test(message)) return message.slice(0, 120)
@@ -36,5 +48,89 @@ export class SettingsDatabaseError extends SettingsStoreError {
       // The driver's error is not kept as the cause: its message may quote the connection string or stored data.
       { refusal: refusalOf(error) },
     )
+  }
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
+}
+
+/** The message of {@link SettingsDatabaseTablesMissingError}: what is gone, why nothing recreates it, and what to do. */
+function tablesMissingMessage(database: string, missing: readonly string[], remaining: readonly string[]): string {
+  const [s, it] = missing.length > 1 ? ['s', 'them'] : ['', 'it']
+  const gone = `the table${s} ${listed(missing)} of the settings provider ${missing.length > 1 ? 'are' : 'is'} missing in database ${database}`
+  // Every table gone under a running host: a start creates them all, so a restart is the remedy.
+  if (!remaining.length) return `${gone}: restart the host to create ${it} again (its settings then start over empty)`
+  return (
+    `${gone}, while ${listed(remaining)} remain${remaining.length > 1 ? '' : 's'}. The provider does not recreate ${it} by itself, ` +
+    `as the settings stored there would silently start over empty: restore ${it} from a backup, or start over with an empty ` +
+    `settings document with DROP TABLE ${remaining.join(', ')} (a starting host then creates every table; hosts that kept running ` +
+    'hold their old settings until restarted)'
+  )
+}
+
+/**
+ * Some of the provider's tables are gone (one was dropped, or a restore left
+ * it out). The provider does not recreate them on its own while others
+ * remain: the settings they held would silently start over empty. The message
+ * names the database, the missing tables and the remedy. A start retries until
+ * the remedy is applied; a write is refused as `unavailable` meanwhile.
+ */
+export class SettingsDatabaseTablesMissingError extends SettingsStoreError {
+  override readonly name = 'SettingsDatabaseTablesMissingError'
+  declare readonly code: 'SETTINGS_DATABASE_TABLES_MISSING'
+  constructor(
+    database: string,
+    /** The provider's tables that do not exist. */
+    readonly missing: readonly string[],
+    /** Its tables that still do. */
+    readonly remaining: readonly string[],
+  ) {
+    super('SETTINGS_DATABASE_TABLES_MISSING', tablesMissingMessage(database, missing, remaining), database, { refusal: 'unavailable' })
+  }
+}
+
+/** What the message says of each reason. */
+const UNHOLDABLE_TEXT: Record<UnholdableReason, string> = {
+  nul: 'the character U+0000 (NUL)',
+  'unpaired-surrogate': 'an unpaired UTF-16 surrogate (U+D800 to U+DFFF without its pair)',
+}
+
+/** A key cut to 64 characters for a message; `path` keeps it whole. */
+function shortKey(segment: string | number): string | number {
+  return typeof segment === 'string' && segment.length > 64 ? `${segment.slice(0, 64)}…` : segment
+}
+
+/**
+ * A write carries a string or a key PostgreSQL's `jsonb` cannot store (a
+ * NUL, an unpaired surrogate). That write alone is refused (`rejected`), before
+ * any SQL runs: the other writes of its group commit. `path` is the place
+ * inside the section (array indexes as strings), as on a validation error; the
+ * message names that place and the reason, never the value.
+ */
+export class SettingsDatabaseCannotHoldError extends SettingsStoreError {
+  override readonly name = 'SettingsDatabaseCannotHoldError'
+  declare readonly code: 'SETTINGS_DATABASE_CANNOT_HOLD'
+  readonly ns: string
+  /** The named scope of the section, for a scoped one. */
+  readonly scope?: string
+  /** The place inside the section (array indexes as strings). */
+  readonly path: string[]
+  /** Why it cannot be stored. */
+  readonly reason: UnholdableReason
+
+  constructor(database: string, section: { ns: string; scope?: string }, place: UnholdablePlace) {
+    const where = `section ${JSON.stringify(section.ns)}${section.scope === undefined ? '' : ` in scope ${section.scope}`}`
+    super(
+      'SETTINGS_DATABASE_CANNOT_HOLD',
+      `PostgreSQL at ${database} cannot hold the ${place.kind} at ${formatPath(place.path.map(shortKey))} of ${where}: it contains ${UNHOLDABLE_TEXT[place.reason]}, which jsonb cannot store; nothing of this write was stored`,
+      database,
+      { refusal: 'rejected' },
+    )
+    this.ns = section.ns
+    if (section.scope !== undefined) this.scope = section.scope
+    this.path = place.path.map(String)
+    this.reason = place.reason
   }
 }

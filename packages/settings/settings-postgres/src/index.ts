@@ -1,6 +1,7 @@
 import { PostgresSettingsProvider } from './provider.ts'
 
 export { PostgresSettingsProvider }
-export { SettingsDatabaseError } from './errors.ts'
+export { SettingsDatabaseCannotHoldError, SettingsDatabaseError } from './errors.ts'
+export type { UnholdableReason } from './holdable.ts'
 export { databaseLabel } from './target.ts'
 export default PostgresSettingsProvider

@@ -1,12 +1,26 @@
 import type { Context } from 'cordis'
 import pg from 'pg'
 import Schema from 'schemastery'
-import { changedSections, SettingsProvider, SettingsSnapshot, type SettingsDocument, type SettingsSectionVersion, type SettingsTransaction } from 'dsh-settings'
-import { SettingsDatabaseError } from './errors.ts'
+import {
+  readsHoldVersions,
+  SettingsChanges,
+  SettingsProvider,
+  SettingsSnapshot,
+  SettingsStoreError,
+  type JsonObject,
+  type SectionKey,
+  type SettingsDocument,
+  type SettingsSectionVersion,
+  type SettingsStoreResult,
+  type SettingsTransaction,
+} from 'dsh-settings'
+import { SettingsDatabaseCannotHoldError, SettingsDatabaseError, SettingsDatabaseTablesMissingError } from './errors.ts'
 import { ChangeFeed } from './feed.ts'
-import { applyRows, rowsFor, versionsOf, withRows, type SectionRow } from './rows.ts'
-import { migrations, SCHEMA_VERSION, statements, TABLE_PREFIX_PATTERN, tablesFor, type Tables } from './sql.ts'
-import { databaseLabel } from './target.ts'
+import { unholdablePlace } from './holdable.ts'
+import { applyRows, changesOf, rowsFor, versionKey, versionsOf, withRows, type SectionRow } from './rows.ts'
+import { migrations, SCHEMA_VERSION, statements, TABLE_PREFIX_PATTERN, tableNames, tablesFor, type Tables } from './sql.ts'
+import { retryUntilStarted } from './start.ts'
+import { databaseLabel, databaseUser } from './target.ts'
 
 /** A row as the driver hands it back: `bigint` columns arrive as strings. */
 interface RawSectionRow {
@@ -27,7 +41,9 @@ function sectionRow(raw: RawSectionRow): SectionRow {
  * is one database transaction under the document row's lock; a `NOTIFY` tells
  * the other hosts, which read what is newer than what they saw (a notification
  * is a hint, never the data), and a periodic re-check and every reconnect heal
- * a missed one.
+ * a missed one. A database it cannot use at start is retried with backoff,
+ * one log line per attempt, until it can or the provider is disposed; the
+ * service (and every plugin that injects it) starts only then.
  */
 export class PostgresSettingsProvider extends SettingsProvider {
   static readonly Config: Schema<PostgresSettingsProvider.Config> = Schema.object({
@@ -35,7 +51,7 @@ export class PostgresSettingsProvider extends SettingsProvider {
     document: Schema.string().min(1).default('default').description('Id of the settings document inside the database, so several deployments can share one database.'),
     table: Schema.string().pattern(TABLE_PREFIX_PATTERN).default('dsh_settings').description('Name prefix of the provider’s tables (created on first start, migrated by version).'),
     recheckMs: Schema.natural().default(5000).description('Period of the catch-up query that heals a missed notification (0 turns it off).'),
-    timeoutMs: Schema.natural().min(1).default(5000).description('Connect, lock and statement timeout of one write.'),
+    timeoutMs: Schema.natural().min(1).default(5000).description('Connect, lock and statement timeout of one write, and of one start attempt.'),
   })
 
   private readonly config: Required<PostgresSettingsProvider.Config>
@@ -54,6 +70,13 @@ export class PostgresSettingsProvider extends SettingsProvider {
   private catchingUp = false
   private closed = false
   private canWrite = true
+  /** Set once the seam took the loaded document: a hint before that waits for it. */
+  private serving = false
+  private missedHint = false
+  /** Aborted when this provider's fiber is disposed, so a start that is still retrying stops at once. */
+  private readonly starting = new AbortController()
+  /** The last start attempt's failure, until an attempt succeeds. */
+  private lastStartFailure: SettingsStoreError | undefined
 
   constructor(ctx: Context, config: PostgresSettingsProvider.Config) {
     super(ctx)
@@ -63,6 +86,16 @@ export class PostgresSettingsProvider extends SettingsProvider {
     this.database = databaseLabel(config.url)
     this.tables = tablesFor(table)
     this.sql = statements(this.tables)
+    // cordis lets a service's start finish before it runs the effects of its disposal: the disposal itself is heard
+    // here, so a start still retrying stops at once instead of holding the disposal (and the host's exit) forever.
+    ctx.on('internal/plugin', (fiber) => {
+      if (fiber === ctx.fiber && fiber.uid === null) this.starting.abort()
+    })
+  }
+
+  /** While the start is still retrying, why: the last attempt's failure (database named, never its password). */
+  override get startFailure(): SettingsStoreError | undefined {
+    return this.serving ? undefined : this.lastStartFailure
   }
 
   /** Whether this host's connection may write (learned at start: a standby, a read-only session or role cannot). */
@@ -75,7 +108,29 @@ export class PostgresSettingsProvider extends SettingsProvider {
     return { connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, application_name: 'dsh-settings-postgres' }
   }
 
+  /**
+   * Connect, create or check the tables, listen and read the document; retried
+   * until it works (0.5 s doubling to 30 s, with jitter; one warning per
+   * attempt, naming the database and user), or until the provider is disposed.
+   */
   protected override async open(): Promise<void> {
+    const logger = this.ctx.logger('settings')
+    const user = databaseUser(this.config.url)
+    let failures = 0
+    await retryUntilStarted({
+      attempt: () => this.connect(),
+      signal: this.starting.signal,
+      failed: (error, attempt, waitMs) => {
+        failures = attempt
+        this.lastStartFailure = error instanceof SettingsStoreError ? error : new SettingsDatabaseError(this.database, 'start', error)
+        logger.warn(`${this.lastStartFailure.message} (${user === undefined ? '' : `user ${user}; `}attempt ${attempt}, next in ${(waitMs / 1000).toFixed(1)} s)`)
+      },
+    })
+    if (failures && this.pool) logger.info(`PostgreSQL at ${this.database} answered after ${failures} failed attempt${failures > 1 ? 's' : ''}: the settings document is loaded`)
+  }
+
+  /** One start attempt. Leaves nothing open when it fails; a failure is a {@link SettingsStoreError}. */
+  private async connect(): Promise<void> {
     const pool = new pg.Pool({ ...this.connection(), max: 2, idleTimeoutMillis: 30_000 })
     // An idle connection the server dropped (a restart) errors here; the next query takes a fresh one.
     pool.on('error', () => {})
@@ -93,12 +148,19 @@ export class PostgresSettingsProvider extends SettingsProvider {
     })
     try {
       await this.migrate()
+      // Listening before the read: a change committed after it is announced, one before it is in it.
       await feed.start()
+      const rows = await this.read('load the settings document', 0)
+      this.cache = {}
+      applyRows(this.cache, rows)
+      this.versions = new Map()
+      withRows(this.versions, rows)
+      this.seen = rows.reduce((max, row) => Math.max(max, row.version), 0)
     } catch (error) {
       await feed.stop()
       await pool.end().catch(() => {})
       this.pool = undefined
-      throw error instanceof SettingsDatabaseError ? error : new SettingsDatabaseError(this.database, 'be reached to load the settings document', error)
+      throw error instanceof SettingsStoreError ? error : new SettingsDatabaseError(this.database, 'be reached to load the settings document', error)
     }
     this.feed = feed
   }
@@ -118,8 +180,10 @@ export class PostgresSettingsProvider extends SettingsProvider {
   private async migrate(): Promise<void> {
     await this.inTransaction('create or migrate its tables', async (client) => {
       await client.query(this.sql.lockMigrations, [this.tables.migrationLock])
-      const present = (await client.query<{ present: boolean }>(this.sql.migrationsExist, [this.tables.migrations])).rows[0]?.present
-      if (!present) await client.query(this.sql.createMigrations)
+      const { missing, present } = await this.tablesFound(client)
+      // Some tables but not all: one was dropped. Recreating it would quietly start its settings over, so say so instead.
+      if (present.length && missing.length) throw new SettingsDatabaseTablesMissingError(this.database, missing, present)
+      if (!present.includes(this.tables.migrations)) await client.query(this.sql.createMigrations)
       const applied = Number((await client.query<{ version: number }>(this.sql.appliedVersion)).rows[0]?.version ?? 0)
       const steps = migrations(this.tables)
       for (let version = applied + 1; version <= SCHEMA_VERSION; version++) {
@@ -132,12 +196,32 @@ export class PostgresSettingsProvider extends SettingsProvider {
     })
   }
 
-  protected async load(): Promise<SettingsSnapshot> {
-    const rows = await this.read('load the settings document', 0)
-    this.cache = applyRows({}, rows)
-    this.versions = withRows(new Map(), rows)
-    this.seen = rows.reduce((max, row) => Math.max(max, row.version), 0)
+  /** The document `open()` read (empty when the provider was disposed before any attempt succeeded). */
+  protected load(): SettingsSnapshot {
+    this.serving = true
+    // A change announced while the start was still under way is read now that the seam takes publishes.
+    if (this.missedHint) this.hint()
     return new SettingsSnapshot(this.cache, this.versions.values())
+  }
+
+  /** Which of this prefix's tables exist and which do not. */
+  private async tablesFound(client: pg.ClientBase | pg.Pool): Promise<{ present: string[]; missing: string[] }> {
+    const names = tableNames(this.tables)
+    const found = new Set((await client.query<{ name: string }>(this.sql.tablesPresent, [names])).rows.map((row) => row.name))
+    return { present: names.filter((name) => found.has(name)), missing: names.filter((name) => !found.has(name)) }
+  }
+
+  /**
+   * The error for a failed statement: a missing table (SQLSTATE 42P01, one
+   * dropped under this running host) is named with the remedy when a quick
+   * look finds which; anything else is a {@link SettingsDatabaseError}.
+   */
+  private async failure(action: string, error: unknown): Promise<SettingsStoreError> {
+    if ((error as { code?: unknown } | null)?.code === '42P01' && this.pool) {
+      const found = await this.tablesFound(this.pool).catch(() => undefined)
+      if (found?.missing.length) return new SettingsDatabaseTablesMissingError(this.database, found.missing, found.present)
+    }
+    return new SettingsDatabaseError(this.database, action, error)
   }
 
   /** Every section row of the document newer than `since`, in one consistent read. */
@@ -146,7 +230,9 @@ export class PostgresSettingsProvider extends SettingsProvider {
       const result = await (client ?? this.pool!).query<RawSectionRow>(this.sql.sectionsSince, [this.config.document, since])
       return result.rows.map(sectionRow)
     } catch (error) {
-      throw new SettingsDatabaseError(this.database, action, error)
+      // Inside a transaction the caller reports it, once its connection is released.
+      if (client) throw error
+      throw await this.failure(action, error)
     }
   }
 
@@ -162,6 +248,10 @@ export class PostgresSettingsProvider extends SettingsProvider {
 
   /** The store may hold something newer: read it, unless a catch-up is already queued. */
   private hint(): void {
+    if (!this.serving) {
+      this.missedHint = true
+      return
+    }
     if (this.catchingUp || this.closed) return
     this.catchingUp = true
     void this.exclusive(async () => {
@@ -179,48 +269,64 @@ export class PostgresSettingsProvider extends SettingsProvider {
   private async catchUp(): Promise<void> {
     const rows = await this.read('read the latest changes', this.seen)
     if (!rows.length) return
-    this.cache = applyRows(this.cache, rows)
-    this.versions = withRows(this.versions, rows)
-    this.seen = Math.max(this.seen, ...rows.map((row) => row.version))
-    // Every version, not only these rows': the seam may not have taken an earlier publish yet (it waits out a running write).
-    this.publish(new SettingsSnapshot(this.cache, [...this.versions.values()]))
+    this.take(rows)
   }
 
-  protected override transact(transaction: SettingsTransaction): Promise<void> {
+  /** Fold rows another host stored into this host's cache, then hand them to the seam with their versions. */
+  private take(rows: readonly SectionRow[]): void {
+    if (!rows.length) return
+    applyRows(this.cache, rows)
+    withRows(this.versions, rows)
+    this.seen = Math.max(this.seen, ...rows.map((row) => row.version))
+    this.publish(new SettingsChanges(changesOf(rows)))
+  }
+
+  /** A string or key `jsonb` cannot store (a NUL, an unpaired surrogate) refuses its write alone, before any SQL runs. */
+  protected override cannotHold(key: SectionKey, section: JsonObject): SettingsStoreError | undefined {
+    const place = unholdablePlace(section)
+    return place && new SettingsDatabaseCannotHoldError(this.database, key, place)
+  }
+
+  /**
+   * Store a transaction's changes in one database transaction holding the
+   * document row's lock: what other hosts stored since this host last read is
+   * taken first (and published); if it moved a section the writes read, nothing
+   * is stored and the seam derives the writes again.
+   */
+  protected override store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
     return this.exclusive(async () => {
-      let stored: { next: SettingsDocument; rows: SectionRow[]; versions: Map<string, SettingsSectionVersion>; seen: number; changed: boolean } | undefined
+      let newer: SectionRow[] = []
+      let written: SectionRow[] | undefined
       await this.inTransaction('store a settings write', async (client) => {
         const locked = await client.query<{ version: string }>(this.sql.lockDocument, [this.config.document])
         const version = Number(locked.rows[0]?.version ?? 0)
-        // What other hosts committed since this one last read: folded in before the writes are judged.
-        const newer = version > this.seen ? await this.read('read the latest changes', this.seen, client) : []
-        const current = newer.length ? applyRows(this.cache, newer) : this.cache
-        const versions = withRows(this.versions, newer)
-        // The version of every section: whatever the seam has not taken yet (a publish it holds back) it takes here.
-        const next = transaction.apply(new SettingsSnapshot(current, versions.values()))
-        const seen = Math.max(this.seen, version)
-        if (next === current) {
-          stored = { next: current, rows: newer, versions, seen, changed: false }
-          return
-        }
-        const rows = rowsFor(next, changedSections(current, next), seen + 1)
+        newer = version > this.seen ? await this.read('read the latest changes', this.seen, client) : []
+        const moved = new Map(newer.map((row) => [versionKey(row.ns, row.scope), row.version]))
+        const versionOf = (ns: string, scope?: string) => moved.get(versionKey(ns, scope)) ?? this.versions.get(versionKey(ns, scope))?.version ?? 0
+        if (!readsHoldVersions(transaction.reads, versionOf)) return
+        written = []
+        if (!transaction.changes.length) return
+        const next = Math.max(this.seen, version) + 1
+        const rows = rowsFor(transaction.changes, next)
         await client.query(this.sql.upsertSections, [
           this.config.document,
           rows.map((row) => row.scope),
           rows.map((row) => row.ns),
           rows.map((row) => (row.data === null ? null : JSON.stringify(row.data))),
-          seen + 1,
+          next,
         ])
-        await client.query(this.sql.advanceDocument, [this.config.document, seen + 1])
-        await client.query(this.sql.notify, [this.tables.channel, JSON.stringify({ document: this.config.document, version: seen + 1 })])
-        stored = { next, rows, versions: withRows(versions, rows), seen: seen + 1, changed: true }
+        await client.query(this.sql.advanceDocument, [this.config.document, next])
+        await client.query(this.sql.notify, [this.tables.channel, JSON.stringify({ document: this.config.document, version: next })])
+        written = rows
       })
-      // Committed in the database: now this host's cache, then the seam.
-      const { next, rows, versions, seen, changed } = stored!
-      this.cache = next
-      this.versions = versions
-      this.seen = seen
-      transaction.commit(changed ? versionsOf(rows) : undefined)
+      // Committed in the database: other hosts' rows first (the seam takes them before this transaction's), then ours.
+      this.take(newer)
+      if (!written) return { moved: true }
+      if (!written.length) return undefined
+      applyRows(this.cache, written)
+      withRows(this.versions, written)
+      this.seen = Math.max(this.seen, written[0]!.version)
+      return { versions: versionsOf(written) }
     })
   }
 
@@ -231,7 +337,7 @@ export class PostgresSettingsProvider extends SettingsProvider {
     try {
       client = await this.pool.connect()
     } catch (error) {
-      throw new SettingsDatabaseError(this.database, action, error)
+      throw new SettingsDatabaseError(this.database, `be reached to ${action}`, error)
     }
     let failure: unknown
     try {
@@ -249,8 +355,8 @@ export class PostgresSettingsProvider extends SettingsProvider {
       client.release(failure !== undefined)
     }
     if (failure === undefined) return
-    if (failure instanceof SettingsDatabaseError || (failure as { code?: unknown }).code === 'SETTINGS_PROVIDER_CONTRACT') throw failure
-    throw new SettingsDatabaseError(this.database, action, failure)
+    if (failure instanceof SettingsStoreError || (failure as { code?: unknown }).code === 'SETTINGS_PROVIDER_CONTRACT') throw failure
+    throw await this.failure(action, failure)
   }
 }
 
@@ -264,7 +370,7 @@ export namespace PostgresSettingsProvider {
     table?: string
     /** Period of the catch-up query that heals a missed notification; 0 turns it off. */
     recheckMs?: number
-    /** Connect, lock and statement timeout of one write. */
+    /** Connect, lock and statement timeout of one write, and of one start attempt. */
     timeoutMs?: number
   }
 }

@@ -1,5 +1,4 @@
-import { getSection, SCOPES_KEY, type SectionKey, type SettingsDocument, type SettingsSectionVersion } from 'dsh-settings'
-import { isPlainObject, setOwn } from 'dsh-settings/data'
+import { putSection, type SectionKey, type SettingsDocument, type SettingsSectionChange, type SettingsSectionVersion } from 'dsh-settings'
 
 /** One stored section as the provider's table holds it; `data` is `null` for a removed section (its tombstone keeps the version). */
 export interface SectionRow {
@@ -25,48 +24,27 @@ export function versionsOf(rows: readonly SectionRow[]): SettingsSectionVersion[
   return rows.map((row) => ({ ...keyOf(row), version: row.version }))
 }
 
-/**
- * A new document: `base` with each row applied (a `null` row removes its
- * section). The root and the touched `scopes` maps are fresh copies; every
- * section object is shared, so `base` is never changed.
- */
-export function applyRows(base: SettingsDocument, rows: readonly SectionRow[]): SettingsDocument {
-  const doc: SettingsDocument = { ...base }
-  let scopesCopied = false
-  const copiedScopes = new Set<string>()
-  for (const row of rows) {
-    if (row.scope === '') {
-      if (row.data === null) delete doc[row.ns]
-      else setOwn(doc, row.ns, row.data)
-      continue
-    }
-    if (!scopesCopied) {
-      setOwn(doc, SCOPES_KEY, isPlainObject(doc[SCOPES_KEY]) ? { ...(doc[SCOPES_KEY] as object) } : {})
-      scopesCopied = true
-    }
-    const scopes = doc[SCOPES_KEY] as Record<string, unknown>
-    if (!copiedScopes.has(row.scope)) {
-      setOwn(scopes, row.scope, isPlainObject(scopes[row.scope]) ? { ...(scopes[row.scope] as object) } : {})
-      copiedScopes.add(row.scope)
-    }
-    const sections = scopes[row.scope] as Record<string, unknown>
-    if (row.data === null) delete sections[row.ns]
-    else setOwn(sections, row.ns, row.data)
-  }
-  return doc
+/** Apply rows to a document this provider owns, in place (a `null` row removes its section); section objects are shared, never changed. */
+export function applyRows(doc: SettingsDocument, rows: readonly SectionRow[]): void {
+  for (const row of rows) putSection(doc, keyOf(row), row.data === null ? undefined : row.data)
 }
 
-/** The rows that store `changed` sections of `next` at `version` (a section `next` lacks becomes a tombstone). */
-export function rowsFor(next: SettingsDocument, changed: readonly SectionKey[], version: number): SectionRow[] {
-  return changed.map((key) => {
-    const data = getSection(next, key.ns, key.scope)
-    return { scope: rowScope(key), ns: key.ns, data: data === undefined ? null : data, version }
-  })
+/** The changes the seam takes for rows: each section's content and store version. */
+export function changesOf(rows: readonly SectionRow[]): SettingsSectionChange[] {
+  return rows.map((row) => ({ ...keyOf(row), section: row.data === null ? undefined : row.data, version: row.version }))
 }
 
-/** A copy of `versions` (by `<scope>\0<ns>`) with each row's version set; `versions` is not changed. */
-export function withRows(versions: ReadonlyMap<string, SettingsSectionVersion>, rows: readonly SectionRow[]): Map<string, SettingsSectionVersion> {
-  const next = new Map(versions)
-  for (const row of rows) next.set(`${row.scope}\u0000${row.ns}`, { ...keyOf(row), version: row.version })
-  return next
+/** The rows that store a transaction's changes at `version` (a removed section becomes a tombstone). */
+export function rowsFor(changes: readonly SettingsSectionChange[], version: number): SectionRow[] {
+  return changes.map((change) => ({ scope: rowScope(change), ns: change.ns, data: change.section === undefined ? null : change.section, version }))
+}
+
+/** The map key of a section's version: `<scope>\0<ns>`. */
+export function versionKey(ns: string, scope?: string): string {
+  return `${scope ?? ''}\u0000${ns}`
+}
+
+/** Set each row's version in `versions`, in place. */
+export function withRows(versions: Map<string, SettingsSectionVersion>, rows: readonly SectionRow[]): void {
+  for (const row of rows) versions.set(versionKey(row.ns, row.scope), { ...keyOf(row), version: row.version })
 }

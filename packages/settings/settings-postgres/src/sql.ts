@@ -32,6 +32,11 @@ export function tablesFor(prefix: string): Tables {
   }
 }
 
+/** Every table of a prefix: version 1 creates them together, so either all exist or the schema was damaged. */
+export function tableNames(t: Tables): string[] {
+  return [t.documents, t.sections, t.migrations]
+}
+
 /** The DDL of each schema version, applied in order inside one transaction. */
 export function migrations(t: Tables): Record<number, string[]> {
   return {
@@ -56,6 +61,8 @@ export function migrations(t: Tables): Record<number, string[]> {
 export function statements(t: Tables) {
   return {
     migrationsExist: `SELECT to_regclass($1) IS NOT NULL AS present`,
+    // Which of the named tables exist (in the connection's search path, as every other statement finds them).
+    tablesPresent: `SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL`,
     createMigrations: `CREATE TABLE ${t.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
     documentExists: `SELECT 1 FROM ${t.documents} WHERE id = $1`,
     // Whether this connection may write: not a standby, not a read-only session, and allowed to change both tables.

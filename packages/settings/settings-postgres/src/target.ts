@@ -14,3 +14,17 @@ export function databaseLabel(url: string): string {
     return 'the configured database'
   }
 }
+
+/**
+ * Who the connection string logs in as, for the log lines of a start that
+ * keeps failing (an operator checks the role); `undefined` when the string
+ * names none (libpq then takes `PGUSER` or the system user) or is not a URL.
+ * Never part of an error, which may leave the process.
+ */
+export function databaseUser(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).username) || undefined
+  } catch {
+    return undefined
+  }
+}

@@ -118,24 +118,6 @@ describe.runIf(HAVE_POSTGRES)('PostgreSQL down, restarted, or cutting connection
     await eventually(() => expect(notChecking.settings.get('limits')).toEqual({ limit: 9, name: 'notified' }))
   })
 
-  it('fails the provider’s load clearly when the database is down at boot, naming it without the password', async () => {
-    await holder.server.halt()
-    try {
-      const failure = await bootHost({ url: holder.server.url(), table: freshPrefix(), timeoutMs: TIMEOUT_MS }).then(
-        (booted) => {
-          hosts.push(booted)
-          return undefined
-        },
-        (error: unknown) => error,
-      )
-      expect(failure).toBeInstanceOf(SettingsDatabaseError)
-      expect((failure as Error).message).toMatch(new RegExp(`PostgreSQL at 127\\.0\\.0\\.1:${holder.server.port}/postgres could not`))
-      expectNoPassword((failure as Error).message)
-    } finally {
-      await holder.server.start()
-    }
-  }, 60_000)
-
   it('leaves a stored section its schema refuses out of effect: warned, the last good value kept, the problem described', async () => {
     const table = freshPrefix()
     const a = await host(table, 200)

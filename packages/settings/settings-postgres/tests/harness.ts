@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Context, type Fiber } from 'cordis'
 import pg from 'pg'
 import type { SettingsDocument, SettingsProvider } from 'dsh-settings'
-import { changedSections } from 'dsh-settings'
+import { changedSections, getSection } from 'dsh-settings'
 import { afterAll, beforeAll } from 'vitest'
 import { postgresAvailable, startPostgres, type PostgresServer } from 'dsh-testing/postgres'
 import PostgresSettingsProvider from 'dsh-settings-postgres'
@@ -78,7 +78,7 @@ export async function writeStore(url: string, table: string, document: SettingsD
       if (row.scope === '') before[row.ns] = row.data
       else ((((before.scopes ??= {}) as Record<string, Record<string, unknown>>)[row.scope] ??= {})[row.ns] = row.data)
     }
-    const rows = rowsFor(document, changedSections(before, document), version)
+    const rows = rowsFor(changedSections(before, document).map((key) => ({ ...key, section: getSection(document, key.ns, key.scope) })), version)
     await client.query(sql.upsertSections, [id, rows.map((r) => r.scope), rows.map((r) => r.ns), rows.map((r) => (r.data === null ? null : JSON.stringify(r.data))), version])
     await client.query(sql.advanceDocument, [id, version])
     if (options.notify !== false) await client.query(sql.notify, [tables.channel, JSON.stringify({ document: id, version })])

@@ -1,6 +1,9 @@
+import { Context } from 'cordis'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { plugWithSettings } from 'dsh-testing'
+import type { SettingsProvider } from 'dsh-settings'
+import { eventually, plugWithSettings } from 'dsh-testing'
+import PostgresSettingsProvider from 'dsh-settings-postgres'
 import { bootHost, freshPrefix, HAVE_POSTGRES, useServer } from './harness.ts'
 
 const holder = useServer()
@@ -49,6 +52,26 @@ describe.runIf(HAVE_POSTGRES)('tables and migrations', () => {
     } finally {
       await a.dispose()
       await b.dispose()
+    }
+  })
+
+  it('reports a dropped migrations table instead of migrating over the tables that remain, and creates nothing', async () => {
+    const table = freshPrefix()
+    const first = await bootHost({ url: holder.server.url(), table, recheckMs: 0 })
+    await first.dispose()
+    await holder.server.sql(`DROP TABLE ${table}_migrations`)
+    const root = new Context()
+    root.logger.exporter({ export: () => {} })
+    const fiber = root.plugin(PostgresSettingsProvider, { url: holder.server.url(), table, recheckMs: 0 })
+    try {
+      await eventually(() => {
+        const provider = root.reflect.get('settings', false) as SettingsProvider | undefined
+        expect(provider?.startFailure).toMatchObject({ code: 'SETTINGS_DATABASE_TABLES_MISSING', missing: [`${table}_migrations`], remaining: [`${table}_documents`, `${table}_sections`] })
+      })
+      expect(fiber.state).toBe(1 /* LOADING: still trying */)
+      expect(await holder.server.sql(`SELECT to_regclass('${table}_migrations') IS NULL`)).toBe('t')
+    } finally {
+      await fiber.dispose()
     }
   })
 })
