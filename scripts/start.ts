@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path'
 import { runDeployment } from 'dsh-loader'
+import RemoteServer from 'dsh-remote'
 import { ensurePageBuilt, PAGE_DIST } from 'dsh-settings-page/build'
 
 const file = resolve(process.argv[2] ?? 'cordis.yml')
@@ -28,6 +29,15 @@ deployment.root.inject(['settings'], (ctx) => {
 })
 
 let stopping = false
+// The remote server is the host's way in (its page and API). When it cannot start at boot (every port of
+// its range in use, say), the host stops and exits 1 rather than run on without it.
+for (const fiber of deployment.root.registry.get(RemoteServer)?.fibers ?? []) {
+  fiber.await().catch((error: unknown) => {
+    console.error(`cannot start ${file}: ${error instanceof Error ? error.message : String(error)}`)
+    stopping = true
+    void deployment.stop().finally(() => process.exit(1))
+  })
+}
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return

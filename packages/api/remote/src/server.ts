@@ -3,6 +3,7 @@ import { expandHome, resolveHome } from 'dsh-home'
 import { resolve } from 'node:path'
 import Schema from 'schemastery'
 import { PING_INTERVAL_MS } from './event-hub.ts'
+import { describeRange, portRange } from './ports.ts'
 import { loadToken } from './token.ts'
 import type { RemoteExposeOptions, RemoteHandlers } from './types.ts'
 import { RemoteWire } from './wire.ts'
@@ -33,7 +34,8 @@ export class RemoteServer extends Service {
   /** The plugin's config schema; cordis validates the `cordis.yml` entry against it. */
   static readonly Config: Schema<RemoteServer.Options, RemoteServer.Config> = Schema.object({
     host: Schema.string().default('127.0.0.1').description('Address to bind. Keep the loopback default unless a proxy fronts it.'),
-    port: Port.default(5140).description('Port to bind; 0 picks a free one.'),
+    port: Port.default(5140).description('First port to try; 0 picks any free one.'),
+    maxPort: Port.description('Last port to try when the ones before it are in use; defaults to port + 9.'),
     home: Schema.string().description('Home for the token file (remote-token); defaults to $DSH_HOME, else ~/.dsh.'),
     token: Schema.string().role('secret').description('Bearer token; when unset, the token file is read or created.'),
     static: Schema.string().description('Directory of page assets served at / without a token.'),
@@ -56,10 +58,12 @@ export class RemoteServer extends Service {
     this.home = resolveHome(config.home)
     this.configuredToken = config.token
     this.serves = config.static !== undefined
+    const host = config.host ?? '127.0.0.1'
     const port = typeof config.port === 'string' ? Number(config.port) : (config.port ?? 5140)
+    const maxPort = typeof config.maxPort === 'string' ? Number(config.maxPort) : config.maxPort
     this.wire = new RemoteWire({
-      host: config.host ?? '127.0.0.1',
-      port,
+      host,
+      ports: portRange(host, port, maxPort),
       allowedHosts: config.allowedHosts ?? [],
       ...(config.static === undefined ? {} : { static: resolve(expandHome(config.static)) }),
       pingIntervalMs: config.pingInterval ?? PING_INTERVAL_MS,
@@ -78,16 +82,19 @@ export class RemoteServer extends Service {
   }
 
   /**
-   * Read or create the token, bind the port and print the start line, which
-   * says what this server serves (its page when it has `static`, and the
-   * remote API) and where, with the token in the fragment; which services it
-   * carries is up to the plugins that expose them. The disposer stops the server.
+   * Read or create the token, bind the first free port of the range and print
+   * the start line, which says what this server serves (its page when it has
+   * `static`, and the remote API) and where, with the token in the fragment;
+   * which services it carries is up to the plugins that expose them. Ports of
+   * the range found in use are named in a line before it. The disposer stops the server.
+   * @throws {RemotePortError} `REMOTE_PORTS_BUSY` when every port of the range is in use.
    */
   async [Service.init](): Promise<() => Promise<void>> {
     const logger = this.own.logger('remote')
     const { token, narrowed, file } = await loadToken(this.configuredToken, this.home)
     if (narrowed) logger.warn('remote: %s was readable by others; its mode is now 0600', file)
-    const url = await this.wire.listen(token)
+    const { url, busy } = await this.wire.listen(token)
+    if (busy.length) logger.info(`remote: ${busy.length === 1 ? 'port %s is' : 'ports %s are'} in use; took the next free one`, describeRange({ first: busy[0]!, last: busy.at(-1)! }))
     logger.info(`${this.serves ? 'page and API' : 'API'}: %s`, `${url}/#token=${token}`)
     return () => this.wire.close()
   }
@@ -129,8 +136,10 @@ export namespace RemoteServer {
   export interface Options {
     /** Address to bind; `127.0.0.1` by default. */
     host?: string
-    /** Port to bind; `5140` by default, `0` picks a free one. */
+    /** First port to try; `5140` by default, `0` picks any free one. */
     port?: number | string
+    /** Last port to try when the ones before it are in use; `port + 9` by default (ignored with `port` 0). */
+    maxPort?: number | string
     /** Home of the token file; `resolveHome` rules (`$DSH_HOME`, else `~/.dsh`). */
     home?: string
     /** The bearer token; when unset, `<home>/remote-token` is read or created. */

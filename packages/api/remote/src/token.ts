@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { chmod, link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { chmod, chown, link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { dirname, join, relative, sep } from 'node:path'
 
 /** The token file's name under the home. */
 export const TOKEN_FILE = 'remote-token'
@@ -30,11 +30,43 @@ async function readToken(file: string): Promise<string | undefined> {
   }
 }
 
+/** Who owns what this process creates: `undefined` for itself. */
+type Owner = { uid: number; gid: number } | undefined
+
+/**
+ * The owner to give what this process creates under `path`: the owner of its
+ * nearest existing folder, when we run as root and that is someone else. A
+ * host started with `sudo` over a user's home must leave files that user's own
+ * host can read, not a root-only token that locks it out.
+ */
+async function ownerFor(path: string): Promise<Owner> {
+  if (process.getuid?.() !== 0) return undefined
+  for (let folder = path; ; folder = dirname(folder)) {
+    const found = await stat(folder).catch(() => undefined)
+    if (found) return found.uid === 0 ? undefined : { uid: found.uid, gid: found.gid }
+    if (dirname(folder) === folder) return undefined
+  }
+}
+
+/** Create `home` (mode 0700) with any missing parents, given to `owner` when there is one. */
+async function makeHome(home: string, owner: Owner): Promise<void> {
+  const first = await mkdir(home, { recursive: true, mode: 0o700 })
+  if (!owner || first === undefined) return
+  // Every folder mkdir created: the first one, then each one below it down to the home.
+  let folder = first
+  await chown(folder, owner.uid, owner.gid)
+  for (const part of relative(first, home).split(sep).filter(Boolean)) {
+    folder = join(folder, part)
+    await chown(folder, owner.uid, owner.gid)
+  }
+}
+
 /** A temp sibling with a random name, created exclusively so nothing planted there is written through. */
-async function writeTemp(file: string, text: string): Promise<string> {
+async function writeTemp(file: string, text: string, owner: Owner): Promise<string> {
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
   const handle = await open(temp, 'wx', 0o600)
   try {
+    if (owner) await handle.chown(owner.uid, owner.gid)
     await handle.writeFile(text)
     await handle.sync()
   } finally {
@@ -49,9 +81,9 @@ async function writeTemp(file: string, text: string): Promise<string> {
  * fails when another process got there first (its token wins).
  * @returns the token now in the file.
  */
-async function createTokenFile(file: string): Promise<string> {
+async function createTokenFile(file: string, owner: Owner): Promise<string> {
   const token = generateToken()
-  const temp = await writeTemp(file, `${token}\n`)
+  const temp = await writeTemp(file, `${token}\n`, owner)
   try {
     await link(temp, file)
     return token
@@ -71,6 +103,7 @@ async function createTokenFile(file: string): Promise<string> {
  * Resolve the server's bearer token: `configured` when it is not blank, else
  * the one in `<home>/remote-token`, else a generated one written there (mode
  * 0600, the home created with mode 0700 when missing) so later starts reuse it.
+ * Run as root, what it creates belongs to the owner of the folder it lands in.
  * A token file readable by others is narrowed to 0600.
  * @returns the token; `narrowed` is true when the file's permissions had to be tightened.
  */
@@ -86,6 +119,7 @@ export async function loadToken(configured: string | undefined, home: string): P
     }
     return { token: existing, source: 'file', file }
   }
-  await mkdir(home, { recursive: true, mode: 0o700 })
-  return { token: await createTokenFile(file), source: 'generated', file }
+  const owner = await ownerFor(home)
+  await makeHome(home, owner)
+  return { token: await createTokenFile(file, owner), source: 'generated', file }
 }

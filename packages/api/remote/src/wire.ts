@@ -7,6 +7,7 @@ import { hasKnownStatus, RemoteError } from './error.ts'
 import { EventHub } from './event-hub.ts'
 import { Exposures, type Exposure } from './exposures.ts'
 import { HostPolicy } from './hosts.ts'
+import { listenInRange, type PortRange } from './ports.ts'
 import { sendError, sendJson, setCommonHeaders } from './respond.ts'
 import { StaticAssets } from './static.ts'
 import type { RemoteRequest } from './types.ts'
@@ -14,7 +15,8 @@ import type { RemoteRequest } from './types.ts'
 /** What a wire needs to listen. */
 export interface WireOptions {
   host: string
-  port: number
+  /** The ports to try, in order (`{ first: 0, last: 0 }`: any free port). */
+  ports: PortRange
   allowedHosts: readonly string[]
   /** The page assets directory, if any. */
   static?: string
@@ -81,11 +83,13 @@ export class RemoteWire {
   }
 
   /**
-   * Bind the server and start accepting requests checked against `token`.
-   * @returns the bound base URL.
-   * @throws the listen error (`EADDRINUSE`, `EACCES`…).
+   * Bind the server to the first free port of its range and start accepting
+   * requests checked against `token`.
+   * @returns the bound base URL, and the ports of the range that were in use before it.
+   * @throws {RemotePortError} `REMOTE_PORTS_BUSY` when every port of the range is in use;
+   *   any other listen error (`EACCES`…) as it is.
    */
-  async listen(token: string): Promise<string> {
+  async listen(token: string): Promise<{ url: string; busy: number[] }> {
     this.authorized = bearerCheck(token)
     // A missing Host is ours to refuse (403, like a foreign one), not Node's (a bare 400).
     const options = { requestTimeout: 30_000, headersTimeout: 10_000, requireHostHeader: false }
@@ -95,20 +99,14 @@ export class RemoteWire {
       socket.on('close', () => this.sockets.delete(socket))
     })
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket))
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen({ host: this.options.host, port: this.options.port }, () => {
-        server.off('error', reject)
-        // The policy is in place before the first request can be read.
-        this.bound(server.address() as AddressInfo)
-        resolve()
-      })
-    })
+    // The policy is set in the microtasks after binding, before any connection's data can be read.
+    const { address, busy } = await listenInRange(server, this.options.host, this.options.ports)
+    this.bound(address)
     this.server = server
     if (this.assets && !(await this.assets.exists())) {
       this.options.logger.warn('remote: the static directory %s does not exist; every page answers 404', this.options.static)
     }
-    return this.url
+    return { url: this.url, busy }
   }
 
   private bound({ address, port }: AddressInfo): void {

@@ -1,6 +1,6 @@
 /**
- * The server's life: config as `cordis.yml` writes it, binding (a taken port
- * fails the plugin), handler signals aborted when the client goes away, and
+ * The server's life: config as `cordis.yml` writes it, binding (a taken range
+ * fails the plugin; ports.spec.ts has the rest), handler signals aborted when the client goes away, and
  * a stop that answers running calls, ends streams and frees the port quickly.
  */
 import { Context } from 'cordis'
@@ -38,13 +38,13 @@ describe('config', () => {
 })
 
 describe('binding', () => {
-  it('fails the plugin when the port is taken, and the first server keeps serving', async () => {
+  it('fails the plugin when its only port is taken, and the first server keeps serving', async () => {
     const first = await serve()
     const root = new Context()
     captureLogs(root)
     const home = await tempDir()
-    const fiber = root.plugin(RemoteServer, { port: first.port, home })
-    await expect(fiber.await()).rejects.toMatchObject({ code: 'EADDRINUSE' })
+    const fiber = root.plugin(RemoteServer, { port: first.port, maxPort: first.port, home })
+    await expect(fiber.await()).rejects.toMatchObject({ code: 'REMOTE_PORTS_BUSY' })
     await fiber.dispose()
     expect(first.server.url).toBe(`http://127.0.0.1:${first.port}`)
     const { rm } = await import('node:fs/promises')

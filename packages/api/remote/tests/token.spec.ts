@@ -3,7 +3,7 @@
  * random bytes, base64url) and written there owner-only; reused across
  * starts; printed once in the page line.
  */
-import { chmod, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, chown, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { loadToken, TOKEN_FILE } from '../src/token.ts'
@@ -106,5 +106,32 @@ describe('the token file', () => {
   it('treats a blank configured token as absent', async () => {
     const loaded = await loadToken('   ', dir)
     expect(loaded.source).toBe('generated')
+  })
+
+  it('belongs to the owner of the folder it lands in, with the folders created for it, when the server runs as root', async () => {
+    // As root (sudo over a user's home) the files go to that user; as anyone else they are simply this process's.
+    const asRoot = process.getuid!() === 0
+    const user = asRoot ? { uid: 65534, gid: 65534 } : { uid: process.getuid!(), gid: process.getgid!() }
+    const users = join(dir, 'users-home')
+    await mkdir(users, { mode: 0o700 })
+    if (asRoot) await chown(users, user.uid, user.gid)
+    const home = join(users, 'project', '.dsh')
+    const loaded = await loadToken(undefined, home)
+    for (const path of [join(users, 'project'), home, join(home, TOKEN_FILE)]) {
+      const found = await stat(path)
+      expect({ path, uid: found.uid, gid: found.gid }).toEqual({ path, ...user })
+    }
+    expect(await mode(join(home, TOKEN_FILE))).toBe(0o600)
+    expect(await mode(home)).toBe(0o700)
+    expect(await readdir(home)).toEqual([TOKEN_FILE])
+    // The same token is read back from the file on the next start.
+    expect((await loadToken(undefined, home)).token).toBe(loaded.token)
+  })
+
+  it('stays root-owned where root owns the folder it lands in', async () => {
+    const home = join(dir, 'roots', '.dsh')
+    await loadToken(undefined, home)
+    const found = await stat(join(home, TOKEN_FILE))
+    expect([found.uid, found.gid]).toEqual([process.getuid!(), process.getgid!()])
   })
 })
