@@ -19,6 +19,7 @@ import { killStorm } from './kill-storm.ts'
 import { lockContention } from './lock-contention.ts'
 import { lockInterleavings } from './lock-interleavings.ts'
 import { postgresHosts } from './postgres-hosts.ts'
+import { realFiles } from './real-files.ts'
 import { failed, table, verdict, type Row } from './report.ts'
 import { secretScan } from './secret-scan.ts'
 
@@ -43,6 +44,8 @@ const scenarios: Scenario[] = [
   // The browser part (about 6 s, once per run) is inside these seconds.
   { id: 'secrets', title: 'secret scan', seconds: { quick: 10, full: 40 }, run: secretScan },
   { id: 'postgres', title: 'postgres hosts', seconds: { quick: 10, full: 60 }, run: postgresHosts },
+  // Every stage runs once whatever the budget (about a minute here); the seconds are for repeats with random variations.
+  { id: 'real-files', title: 'real files', seconds: { quick: 5, full: 60 }, run: realFiles },
 ]
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {
