@@ -14,7 +14,8 @@ import { mergeLateEdit } from './late-edit.ts'
 import { sweepLeftovers, tempName } from './leftovers.ts'
 import { acquireLock, type HeldLock, type LockStep } from './lock.ts'
 import { currentOwner, hostFacts, makeFolder, ownerToGive, type HostFacts, type LockOwner } from './owner.ts'
-import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, reparseChanged, sizeOver, type ParsedDocument } from './parse.ts'
+import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, sizeOver, type ParsedDocument } from './parse.ts'
+import { rereadChanged } from './reread.ts'
 import { renderDocument } from './serialize.ts'
 import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
 import { listVersions, readVersionDocument } from './versions.ts'
@@ -337,8 +338,8 @@ export class FileSettingsProvider extends SettingsProvider {
   private parse(text: string): ParsedDocument {
     if (this.parsed?.text === text) return this.parsed.result
     const previous = this.parsed
-    // An edit of a few entries is read as those entries alone, when the document allows it (see reparseChanged).
-    const changed = previous && this.format === 'yaml' && sizeOver(text, this.options.maxDocumentBytes) === undefined ? reparseChanged(previous.text, previous.result, text) : undefined
+    // An edit of a few entries, or inside one large entry, is read as what it changed alone, when the document allows it (see rereadChanged).
+    const changed = previous && this.format === 'yaml' && sizeOver(text, this.options.maxDocumentBytes) === undefined ? rereadChanged(previous.text, previous.result, text) : undefined
     const result = changed ?? parseSettings(text, this.format, this.file, this.options.maxDocumentBytes)
     this.parsed = { text, result }
     return result

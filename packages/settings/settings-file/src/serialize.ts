@@ -7,6 +7,7 @@ import { parseYaml, YAML_OPTIONS, type ParsedDocument } from './parse.ts'
 import { toYaml } from './render.ts'
 import { segmentsOf, type Segment } from './segments.ts'
 import { YamlEditor } from './yaml-edit.ts'
+import { editNested, NESTED_MIN_BYTES } from './nested-edit.ts'
 
 /** How many rounds of corrections an edit may take before the document is rendered afresh. */
 const MAX_ROUNDS = 4
@@ -68,11 +69,19 @@ function renderSegments(text: string, segments: readonly Segment[], prev: Record
     byKey.get(key)?.push(edit) ?? byKey.set(key, [edit])
   }
   const index = new Map(segments.map((segment, position) => [segment.key, position]))
-  const pieces: { position: number; text: string }[] = []
+  const pieces: { position: number; text: string; checked?: boolean }[] = []
   for (const [key, keyEdits] of byKey) {
     const position = index.get(key)
     if (position === undefined) return undefined
     const segment = segments[position]!
+    // A large entry is cut again, so only the child holding each change is read (its checks cover its place too).
+    if (segment.end - segment.start >= NESTED_MIN_BYTES) {
+      const nested = editNested(text, segment.start, segment.end, key, prev[key], next[key], keyEdits, editChecked)
+      if (nested !== undefined) {
+        pieces.push({ position, text: nested, checked: true })
+        continue
+      }
+    }
     const piece = text.slice(segment.start, segment.end)
     const { doc, problems } = parseYaml(piece)
     if (problems.length) return undefined
@@ -107,9 +116,9 @@ function renderSegments(text: string, segments: readonly Segment[], prev: Record
   result += text.slice(cursor)
   // Each edited piece is read once more with the entry after it: what it does at its end (a value
   // running on into the next line) shows there as an error or as that entry read otherwise.
-  for (const { position } of pieces) {
+  for (const { position, checked } of pieces) {
     const following = placed[position + 1]
-    if (!following) continue
+    if (!following || checked) continue
     const pair = placed[position]!
     const { doc, problems } = parseYaml(result.slice(pair.start, following.end))
     const both = problems.length ? UNREADABLE : readData(doc)

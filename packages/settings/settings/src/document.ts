@@ -142,9 +142,38 @@ function reuseOrCopy(input: Record<string, unknown>, previous: unknown, skip?: s
       continue
     }
     const value = input[key]
-    setOwn(result, key, known && Object.hasOwn(known, key) && known[key] === value ? value : copyData(value))
+    setOwn(result, key, known && Object.hasOwn(known, key) && known[key] === value ? value : copyAdopted(value))
   }
   return result
+}
+
+/** The seam's copy of each object a provider handed over (and of each copy, itself). */
+const adopted = new WeakMap<object, unknown>()
+
+/**
+ * The seam's own copy of a section a provider hands over, made once per
+ * object: a part the provider hands again (a store that changed one path of a
+ * section and shares the rest, as the file provider's partial reads do) is the
+ * copy made the first time, so a change costs a copy of its path, and what did
+ * not change stays identical for whatever compares or resolves it next.
+ * Providers never change what they handed over, so a copy never goes stale.
+ */
+function copyAdopted(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  const known = adopted.get(value)
+  if (known !== undefined) return known
+  if (!Array.isArray(value) && !isPlainObject(value)) return copyData(value)
+  let copy: unknown
+  if (Array.isArray(value)) {
+    copy = value.map(copyAdopted)
+  } else {
+    const result: Record<string, unknown> = {}
+    for (const key of Object.keys(value)) setOwn(result, key, copyAdopted(value[key]))
+    copy = result
+  }
+  adopted.set(value, copy)
+  adopted.set(copy as object, copy)
+  return copy
 }
 
 /** The document's root and its `scopes` maps copied, each section reused from `previous` when it is the same object. */

@@ -173,20 +173,33 @@ export function toJsonObject(value: unknown, site: InputSite): JsonObject {
 export function storedSectionProblem(section: unknown): string | undefined {
   if (section === undefined) return undefined
   if (!isPlainObject(section)) return 'must be an object of keys'
-  const find = (value: unknown, path: (string | number)[]): string | undefined => {
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const found = find(value[i], [...path, i])
-        if (found) return found
-      }
-    } else if (isPlainObject(value)) {
-      for (const key of Object.keys(value)) {
-        if (PROTOTYPE_KEYS.has(key)) return `holds prototype key ${JSON.stringify(key)} at ${formatPath([...path, key])}`
-        const found = find(value[key], [...path, key])
-        if (found) return found
-      }
+  return problemBelow(section, [])
+}
+
+/**
+ * Objects and arrays already found free of prototype keys all the way down.
+ * A stored section is never changed once stored, and a write shares the parts
+ * it does not reach (see `mergeShared`): each part is walked once, not at
+ * every write and every resolution.
+ */
+const wellFormed = new WeakSet<object>()
+
+function problemBelow(value: unknown, path: (string | number)[]): string | undefined {
+  if (typeof value !== 'object' || value === null || wellFormed.has(value)) return undefined
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = problemBelow(value[i], [...path, i])
+      if (found) return found
     }
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      if (PROTOTYPE_KEYS.has(key)) return `holds prototype key ${JSON.stringify(key)} at ${formatPath([...path, key])}`
+      const found = problemBelow(value[key], [...path, key])
+      if (found) return found
+    }
+  } else {
     return undefined
   }
-  return find(section, [])
+  wellFormed.add(value)
+  return undefined
 }

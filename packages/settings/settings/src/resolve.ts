@@ -4,6 +4,7 @@ import { frozenCopy } from './data.ts'
 import { formatPath } from './json.ts'
 import type { Layer } from './layers.ts'
 import { mergeLayers } from './merge.ts'
+import { resolveChanged, type Resolution } from './resolve-changed.ts'
 import type { Redactor } from './redact.ts'
 import { validatorOf, type Kind } from './registry.ts'
 import { scrubbedError, secretTexts } from './scrub.ts'
@@ -49,15 +50,20 @@ export function applySchema<T>(schema: SettingsSchema<T>, data: unknown, site: S
   try {
     return schema(data as never)
   } catch (error) {
-    const path = Schema.ValidationError.is(error) ? (error.options.path ?? []) : []
-    const expected = Schema.ValidationError.is(error) ? expectationOf(bareMessage(error.message, path)) : 'is invalid'
-    const segments = path.map((segment) => (typeof segment === 'number' ? segment : String(segment)))
-    throw new SettingsValidationError({
-      ...site,
-      path: segments.map(String),
-      reason: `is invalid at ${formatPath(segments)}: ${expected}`,
-    })
+    throw schemaRefusal(error, site)
   }
+}
+
+/** A schema's failure as "path: what was expected", without the received value. */
+export function schemaRefusal(error: unknown, site: SectionSite): SettingsValidationError {
+  const path = Schema.ValidationError.is(error) ? (error.options.path ?? []) : []
+  const expected = Schema.ValidationError.is(error) ? expectationOf(bareMessage(error.message, path)) : 'is invalid'
+  const segments = path.map((segment) => (typeof segment === 'number' ? segment : String(segment)))
+  return new SettingsValidationError({
+    ...site,
+    path: segments.map(String),
+    reason: `is invalid at ${formatPath(segments)}: ${expected}`,
+  })
 }
 
 /**
@@ -76,7 +82,11 @@ export function resolveValue<T>(
   redactor?: Redactor,
 ): T {
   // mergeLayers returns fresh objects: schemastery writes adapted values back into its input.
-  const value = frozenCopy(applySchema(schema, mergeLayers(layers), site))
+  return checked(frozenCopy(applySchema(schema, mergeLayers(layers), site)), layers, validate, site, redactor)
+}
+
+/** `value` once the owner's check (if any) accepted it. */
+function checked<T>(value: T, layers: readonly unknown[], validate: ((value: T) => void) | undefined, site: SectionSite, redactor?: Redactor): T {
   if (validate) {
     try {
       validate(value)
@@ -101,5 +111,31 @@ export function resolveKind(
   scope: string | undefined,
   validate: ((value: any) => void) | undefined = validatorOf(kind),
 ): unknown {
-  return resolveValue(kind.schema, layers.map((layer) => layer.data), validate, { ns: kind.ns, scope }, kind.redactor)
+  const data = layers.map((layer) => layer.data)
+  const site = { ns: kind.ns, scope }
+  const last = lastResolutions(kind)
+  const at = `${scope ?? ''}\0${data.length}`
+  const known = last.get(at)
+  let value = known && changedOnly(kind.schema, data, known, site)
+  if (value === undefined) value = frozenCopy(applySchema(kind.schema, mergeLayers(data), site))
+  last.set(at, { layers: data, value })
+  return checked(value, data, validate, site, kind.redactor)
+}
+
+/** {@link resolveChanged}, its refusals rewritten as {@link applySchema} rewrites them. */
+function changedOnly(schema: SettingsSchema<unknown>, layers: readonly unknown[], last: Resolution, site: SectionSite): unknown {
+  try {
+    return resolveChanged(schema, layers, last)
+  } catch (error) {
+    throw schemaRefusal(error, site)
+  }
+}
+
+/** Each kind's last resolution per site (scope and layer count), for {@link resolveChanged}. */
+const resolutions = new WeakMap<Kind, Map<string, Resolution>>()
+
+function lastResolutions(kind: Kind): Map<string, Resolution> {
+  let map = resolutions.get(kind)
+  if (!map) resolutions.set(kind, (map = new Map()))
+  return map
 }

@@ -1,17 +1,21 @@
 import { SettingsValidationError } from './errors.ts'
 import { inputError, MAX_WRITE_BYTES, storedSectionProblem, toJsonObject, utf8Length, type InputSite } from './json.ts'
 import { sectionLayerData } from './layers.ts'
-import { mergeLayers } from './merge.ts'
+import { mergeLayers, mergeShared } from './merge.ts'
 import { applyPathOps, checkPathOps, type CheckedPathOp } from './path.ts'
 import type { JsonObject } from './types.ts'
 
-/** The three ways to write a section. */
-export type WriteMode = 'update' | 'replace' | 'mutate'
+/** The three ways to write a section, and `migrate`: the seam's own write-back of a section older than its kind (`migrations.ts`). */
+export type WriteMode = 'update' | 'replace' | 'mutate' | 'migrate'
 
 /** A write's payload after the call-time checks: a private copy the caller can no longer touch. */
 export type WritePayload =
   | { mode: 'update' | 'replace'; data: JsonObject }
   | { mode: 'mutate'; ops: CheckedPathOp[] }
+  | { mode: 'migrate' }
+
+/** A payload that derives a section from what is stored: every mode but the seam's own `migrate`. */
+export type SectionPayload = Exclude<WritePayload, { mode: 'migrate' }>
 
 /**
  * Check a write's payload when the call is made and copy it. This is the one
@@ -19,7 +23,10 @@ export type WritePayload =
  * controller) hand it over as they got it and map the refusal's `reason`.
  * @throws {SettingsInputError} for a non-object patch or section, malformed ops, non-JSON data or an oversized write.
  */
+export function checkPayload(mode: Exclude<WriteMode, 'migrate'>, payload: unknown, site: InputSite): SectionPayload
+export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite): WritePayload
 export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite): WritePayload {
+  if (mode === 'migrate') return { mode }
   if (mode !== 'mutate') return { mode, data: toJsonObject(payload, site) }
   const ops = checkPathOps(payload, site)
   if (utf8Length(JSON.stringify(ops)) > MAX_WRITE_BYTES) {
@@ -38,7 +45,7 @@ export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite)
  * `mutate` whose first op addresses the section root.
  * @throws {SettingsValidationError} when the stored section is malformed and the write cannot repair it.
  */
-export function deriveSection(stored: unknown, payload: WritePayload, site: InputSite): JsonObject {
+export function deriveSection(stored: unknown, payload: SectionPayload, site: InputSite): JsonObject {
   if (payload.mode === 'replace') return mergeLayers([payload.data]) as JsonObject
   // A stored `null` (a section whose fields were all commented out) reads as no section, and a write starts from `{}`.
   const section = sectionLayerData(stored)
@@ -53,6 +60,6 @@ export function deriveSection(stored: unknown, payload: WritePayload, site: Inpu
     })
   }
   const current = (problem ? {} : (section ?? {})) as JsonObject
-  if (payload.mode !== 'mutate') return (mergeLayers([current, payload.data]) ?? {}) as JsonObject
+  if (payload.mode !== 'mutate') return mergeShared(current, payload.data) as JsonObject
   return applyPathOps(current, payload.ops, site)
 }

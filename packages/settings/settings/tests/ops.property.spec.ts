@@ -136,7 +136,7 @@ function attempt<T>(fn: () => T): T | Refused {
   }
 }
 
-function derive(mode: WriteMode, stored: unknown, payload: unknown): JsonObject {
+function derive(mode: Exclude<WriteMode, 'migrate'>, stored: unknown, payload: unknown): JsonObject {
   return deriveSection(stored, checkPayload(mode, payload, site(mode)), site(mode))
 }
 
@@ -200,15 +200,19 @@ describe('deriveSection properties', () => {
     )
   })
 
-  it('update never modifies its inputs and shares nothing with them', () => {
+  it('update never modifies its inputs, shares nothing with the patch, and shares every stored key the patch does not reach', () => {
     fc.assert(
       fc.property(section, section, (stored, patch) => {
         const storedBefore = clone(stored)
         const patchBefore = clone(patch)
-        const result = derive('update', stored, patch)
+        const result = derive('update', stored, patch) as Record<string, unknown>
         expect(stored).toEqual(storedBefore)
         expect(patch).toEqual(patchBefore)
-        expect(sharesNothing(result, stored, patch)).toBe(true)
+        expect(sharesNothing(result, patch)).toBe(true)
+        expect(result).not.toBe(stored)
+        for (const key of Object.keys(stored)) {
+          if ((patch as Record<string, unknown>)[key] === undefined) expect(result[key]).toBe((stored as Record<string, unknown>)[key])
+        }
       }),
       runs,
     )

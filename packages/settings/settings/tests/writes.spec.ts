@@ -20,7 +20,7 @@ function expectValidationError(fn: () => unknown, ...fragments: string[]): Setti
 }
 
 /** Check `payload` as the write call would, then derive the new section from `stored`. */
-function derive(mode: WriteMode, stored: unknown, payload: unknown, scope?: string): JsonObject {
+function derive(mode: Exclude<WriteMode, 'migrate'>, stored: unknown, payload: unknown, scope?: string): JsonObject {
   return deriveSection(stored, checkPayload(mode, payload, site(mode, scope)), site(mode, scope))
 }
 
@@ -147,14 +147,20 @@ describe('deriveSection', () => {
       expect(derive('update', undefined, {})).toEqual({})
     })
 
-    it('modifies neither the stored section nor the payload and shares nothing with them', () => {
-      const stored = { a: { b: 1, keep: [1] } }
+    it('modifies neither input, shares nothing with the payload, and shares with the stored section only what the patch does not reach', () => {
+      const stored = { a: { b: 1, keep: [1] }, other: { x: [2] } }
       const payload = checkPayload('update', { a: { c: 2 }, list: [1] }, site('update'))
-      const result = deriveSection(stored, payload, site('update'))
-      expect(stored).toEqual({ a: { b: 1, keep: [1] } })
+      const result = deriveSection(stored, payload, site('update')) as Record<string, any>
+      expect(stored).toEqual({ a: { b: 1, keep: [1] }, other: { x: [2] } })
       expect(payload).toEqual({ mode: 'update', data: { a: { c: 2 }, list: [1] } })
-      const inputs = containers([stored, payload])
-      for (const node of containers(result)) expect(inputs.has(node)).toBe(false)
+      expect(result).toEqual({ a: { b: 1, keep: [1], c: 2 }, other: { x: [2] }, list: [1] })
+      const fromPayload = containers([payload])
+      for (const node of containers(result)) expect(fromPayload.has(node)).toBe(false)
+      // Only the objects on the way to a patched key are new: a write copies its path, not the section.
+      expect(result.other).toBe(stored.other)
+      expect(result.a.keep).toBe(stored.a.keep)
+      expect(result.a).not.toBe(stored.a)
+      expect(result).not.toBe(stored)
     })
 
     it.each([
