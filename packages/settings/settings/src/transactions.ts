@@ -111,7 +111,16 @@ interface PendingWrite {
 const WRITE_ORIGINS: ReadonlySet<unknown> = new Set<SettingsWriteOrigin>(['plugin', 'wire', 'host'])
 
 /** How many times a group is derived again after the store moved under it, before it gives up. */
-const MAX_PASSES = 8
+const MAX_PASSES = 24
+
+/**
+ * The longest pause before deriving a group again after the store moved: the
+ * pause after pass `n` is random up to `min(2^n, this)` ms. Hosts sharing a
+ * store that all write one section would otherwise queue for its lock in
+ * the same order and the same host could lose every pass (a CI torture run
+ * saw 8 losses in a row); a random pause lets one of them through.
+ */
+const MAX_RETRY_PAUSE_MS = 50
 
 /** The pending revision of a section a store-owned write changed: no `expectedRevision` (never negative) matches it. */
 const UNKNOWN_REVISION = -1
@@ -203,6 +212,7 @@ export class WriteRunner {
       this.ledger.takePublishes()
       if (result && result.moved === true) {
         release()
+        if (pass > 1) await new Promise<void>((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** pass, MAX_RETRY_PAUSE_MS)))
         continue
       }
       try {
