@@ -36,6 +36,7 @@ import { DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, readDocumentText, SettingsDo
 import { defaultDocument, pluginSubject, readDeployment, runPass, UsageError, type EntryRef, type FileProviderConfig, type Pass, type Registration } from './deployment.ts'
 import { instanceKey, isPlainObject, isSectionError, judgeSections, sectionHolding, type Judgment } from './judge.ts'
 import { PositionedText, type Position, type Target } from './positions.ts'
+import { warningRule } from './warnings.ts'
 
 export { UsageError }
 
@@ -59,6 +60,12 @@ export type ProblemCode =
   | 'bad-scopes'
   /** A plugin of the deployment could not be loaded or failed to start, for a reason other than a stored section. */
   | 'plugin-failed'
+  /** A stored section older than its plugin's settings that a migration step fails on. */
+  | 'migration-failed'
+  /** A warning: a stored key the namespace's schema does not declare (kept, never read). */
+  | 'undeclared-key'
+  /** A warning: a section stored at an older version of its plugin's settings, which migrates when the plugin starts. */
+  | 'would-migrate'
 
 /** One problem, with the file and position it concerns. */
 export interface Problem {
@@ -81,6 +88,8 @@ export interface CheckResult {
   document: string
   /** In output order: the deployment's problems first, then the document's by position. */
   problems: Problem[]
+  /** What is worth a look but fails nothing (`undeclared-key`, `would-migrate`), by position. */
+  warnings: Problem[]
   /** What the check could not do, worth a look but no problem of the document (a plugin that did not start). */
   notes: string[]
   /** The namespaces the deployment's plugins registered, in registration order. */
@@ -284,7 +293,7 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
   const deploymentFile = resolve(options.deployment)
   const deployment = await readDeployment(deploymentFile, env, options.conditions ?? processConditions())
   const documentFile = options.document === undefined ? defaultDocument(deployment, env) : resolve(options.document)
-  const result: CheckResult = { deployment: deploymentFile, document: documentFile, problems: [], notes: [], namespaces: [], scopes: [], judged: false }
+  const result: CheckResult = { deployment: deploymentFile, document: documentFile, problems: [], warnings: [], notes: [], namespaces: [], scopes: [], judged: false }
   const inDocument = (position: Position, code: ProblemCode, subject: string, rule: string): Problem => ({ code, file: documentFile, ...position, subject, rule })
 
   // Read as the provider reads: a FIFO or a directory is refused before it is opened for reading, and a
@@ -351,7 +360,7 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
     documentProblems.push(
       inDocument(
         positions.locate(documentPath(problem.ns, problem.scope, problem.path)),
-        problem.path.length ? 'invalid-value' : 'invalid-section',
+        problem.migrationFailed ? 'migration-failed' : problem.path.length ? 'invalid-value' : 'invalid-section',
         `${sectionSubject(problem.ns, problem.scope)} ${formatPath(problem.path)}`,
         ruleOf(problem.message),
       ),
@@ -382,6 +391,13 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
       ),
     )
   }
+  // What fails nothing: keys the plugins do not use, and sections that would migrate.
+  for (const warning of judgment.warnings) {
+    const undeclared = warning.kind === 'undeclared'
+    const position = positions.locate(documentPath(warning.ns, warning.scope, undeclared ? warning.path : []), 'key')
+    const subject = `${sectionSubject(warning.ns, warning.scope)}${undeclared ? ` ${formatPath(warning.path)}` : ''}`
+    result.warnings.push(inDocument(position, undeclared ? 'undeclared-key' : 'would-migrate', subject, warningRule(warning)))
+  }
   // The document's shape.
   for (const problem of shapeProblems(data, known)) documentProblems.push(inDocument(positions.locate(problem.path, problem.target), problem.code, problem.subject, problem.rule))
 
@@ -401,5 +417,6 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
   deploymentProblems.sort(byPosition)
   documentProblems.sort(byPosition)
   result.problems = [...deploymentProblems, ...documentProblems]
+  result.warnings.sort(byPosition)
   return result
 }

@@ -16,8 +16,11 @@ copy of the document, and dsh-remote and dsh-settings-controller are left out.
                   dsh-settings-file entry uses: its path, else settings.yaml
                   under its home, $DSH_HOME or ~/.dsh)
 
-Each problem is one line, <file>:<line>:<column>: <what>: <rule> [<code>],
-then a summary line. Exit code: 0 no problems, 1 problems, 2 usage error.`
+Each problem is one line, <file>:<line>:<column>: <what>: <rule> [<code>];
+each warning (a key the plugin does not use, a section that would migrate)
+is one line, <file>:<line>:<column>: warning: <what>: <rule> [<code>]; then
+a summary line. Exit code: 0 no problems (warnings or not), 1 problems,
+2 usage error.`
 
 /** Where the command writes, and what it resolves against. */
 export interface CliIo {
@@ -41,10 +44,16 @@ export function formatProblem(problem: Problem, cwd: string): string {
   return `${shownPath(problem.file, cwd)}:${problem.line}:${problem.column}: ${problem.subject}: ${problem.rule} [${problem.code}]`
 }
 
+/** One warning as one output line: `<file>:<line>:<column>: warning: <subject>: <rule> [<code>]`. */
+export function formatWarning(warning: Problem, cwd: string): string {
+  return `${shownPath(warning.file, cwd)}:${warning.line}:${warning.column}: warning: ${warning.subject}: ${warning.rule} [${warning.code}]`
+}
+
 /** The closing line. */
 export function formatSummary(result: CheckResult, cwd: string): string {
   const count = result.problems.length
-  const found = count === 0 ? 'no problems' : count === 1 ? '1 problem' : `${count} problems`
+  const warned = result.warnings.length
+  const found = `${count === 0 ? 'no problems' : count === 1 ? '1 problem' : `${count} problems`}${warned === 0 ? '' : warned === 1 ? ', 1 warning' : `, ${warned} warnings`}`
   const scope = result.judged
     ? `namespaces: ${result.namespaces.join(', ') || '(none)'}; scopes: ${result.scopes.join(', ') || '(none)'}`
     : 'the document cannot be read, so nothing else was checked'
@@ -83,6 +92,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 2
   }
   for (const problem of result.problems) io.out(formatProblem(problem, io.cwd))
+  for (const warning of result.warnings) io.out(formatWarning(warning, io.cwd))
   for (const note of result.notes) io.err(`note: ${note}`)
   io.out(formatSummary(result, io.cwd))
   return result.problems.length ? 1 : 0

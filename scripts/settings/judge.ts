@@ -12,6 +12,7 @@ import { createScope, type Scope } from 'dsh-scope'
 import { SCOPES_KEY } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import type { Registration } from './deployment.ts'
+import { descriptorWarnings, type SectionWarning } from './warnings.ts'
 
 /** How many describe rounds run at most (each takes out the fields the last one found wrong). */
 const MAX_ROUNDS = 200
@@ -24,6 +25,8 @@ export interface SectionProblem {
   path: string[]
   /** The seam's message: it names the rule, never the value. */
   message: string
+  /** The section is stored at an older version of its plugin's settings, and a migration step fails on it. */
+  migrationFailed?: true
 }
 
 /** What judging the sections found. */
@@ -31,6 +34,8 @@ export interface Judgment {
   problems: SectionProblem[]
   /** The document with every refused field (or section) taken out. */
   repaired: Record<string, unknown>
+  /** Keys the plugins do not use, and sections that would migrate, in the document as it is. */
+  warnings: SectionWarning[]
 }
 
 /** The key of a registration: its namespace under its scope. */
@@ -197,11 +202,17 @@ export async function judgeSections(document: Record<string, unknown>, registrat
     return sections.some((scope) => takenOut.get(instanceKey(problem.ns, scope))?.some((path) => related(path, problem.path)))
   }
 
+  const warnings: SectionWarning[] = []
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const found: SectionProblem[] = []
     for (const scope of [undefined, ...scopes]) {
       for (const descriptor of provider.describe({ scope, redactSecrets: true })) {
-        if (descriptor.problem) found.push({ ns: descriptor.ns, scope, path: [...descriptor.problem.path], message: descriptor.problem.message })
+        // The first round describes the document as it is; later ones, what is left once refused fields are taken out.
+        if (round === 0) warnings.push(...descriptorWarnings(descriptor, scope))
+        if (descriptor.problem) {
+          const migrationFailed = descriptor.migration?.state === 'failed' && !descriptor.problem.path.length ? { migrationFailed: true as const } : {}
+          found.push({ ns: descriptor.ns, scope, path: [...descriptor.problem.path], message: descriptor.problem.message, ...migrationFailed })
+        }
       }
     }
     let changed = false
@@ -231,5 +242,5 @@ export async function judgeSections(document: Record<string, unknown>, registrat
   for (const fiber of fibers.reverse()) await fiber.dispose()
   for (const scope of [...scopeObjects.values()].reverse()) await scope.dispose()
   await providerFiber.dispose()
-  return { problems, repaired: current }
+  return { problems, repaired: current, warnings }
 }

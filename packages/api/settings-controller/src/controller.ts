@@ -3,6 +3,7 @@ import { Service, type Context, type Logger } from 'cordis'
 import { RemoteError } from 'dsh-remote'
 import {
   getSection,
+  SECTION_VERSION_KEY,
   settingsNamespace,
   settingsRevision,
   settingsScopeId,
@@ -41,6 +42,18 @@ type WriteMode = 'update' | 'replace' | 'mutate'
 function optionalScope(scope: unknown): SettingsScopeId | undefined {
   const given = absent(scope)
   return given === undefined ? undefined : settingsScopeId(given)
+}
+
+/**
+ * A kept section as a restore writes it back: naming the version of the
+ * settings it was written for (0 when it names none), so it is stored as it
+ * was kept, and the next registration of its plugin migrates it again. An
+ * absent section restores as an empty one.
+ */
+function keptSection(section: unknown): unknown {
+  if (section === undefined || section === null) return {}
+  if (typeof section !== 'object' || Array.isArray(section) || Object.hasOwn(section, SECTION_VERSION_KEY)) return section
+  return { ...section, [SECTION_VERSION_KEY]: 0 }
 }
 
 /** A descriptor as the wire sees it: redacted (`undeclared` keys as paths only), with `secrets` always present. */
@@ -320,7 +333,7 @@ export class SettingsController extends Service {
     }
     if (given.ns !== undefined && given.ns !== null) {
       const section = getSection(kept, String(given.ns), given.scope ?? undefined)
-      await this.write('replace', given.ns, section ?? {}, given.expectedRevision, given.scope)
+      await this.write('replace', given.ns, keptSection(section), given.expectedRevision, given.scope)
       return { restored: [given.scope == null ? { ns: given.ns } : { ns: given.ns, scope: given.scope }], skipped: [] }
     }
     if (given.scope != null || given.expectedRevision != null) throw invalid('restore takes `scope` and `expectedRevision` only with `ns`')
@@ -335,7 +348,7 @@ export class SettingsController extends Service {
       }
       restored.push(where)
       // Issued together, so they leave as one group of writes.
-      writes.push(this.write('replace', key.ns, getSection(kept, key.ns, key.scope) ?? {}, undefined, key.scope))
+      writes.push(this.write('replace', key.ns, keptSection(getSection(kept, key.ns, key.scope)), undefined, key.scope))
     }
     const outcomes = await Promise.allSettled(writes)
     const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')

@@ -13,7 +13,8 @@ import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SettingsConflictError, SettingsUnavailableError } from './errors.ts'
 import type { SettingsProvider } from './provider.ts'
-import type { SettingsDocument, SettingsPartial, SettingsScope } from './types.ts'
+import type { SettingsMigration } from './migration-types.ts'
+import type { SettingsDocument, SettingsPartial, SettingsRegisterOptions, SettingsScope } from './types.ts'
 
 /** One store the suite boots providers on: a temp file, a database, a shared in-memory backing. */
 export interface ConformanceStore {
@@ -50,7 +51,7 @@ interface Host {
   root: Context
   settings: SettingsProvider
   /** Register `ns` globally, or under the named scope, and answer the owner handle. */
-  register<T>(ns: string, schema: Schema<T>, options?: { base?: SettingsPartial<T>; scope?: string }): Promise<SettingsScope<T>>
+  register<T>(ns: string, schema: Schema<T>, options?: { base?: SettingsPartial<T>; scope?: string; version?: number; migrations?: SettingsMigration[] }): Promise<SettingsScope<T>>
   dispose(): Promise<void>
 }
 
@@ -140,7 +141,8 @@ export function describeProviderConformance<S extends ConformanceStore>(name: st
           inject: ['settings'],
           apply(ctx: Context) {
             try {
-              handle = ctx.settings.register(ns, schema, registerOptions.base === undefined ? undefined : { base: registerOptions.base })
+              const { base, version, migrations } = registerOptions
+              handle = ctx.settings.register(ns, schema, { base, version, migrations } as SettingsRegisterOptions<any>)
             } catch (error) {
               failure = error
               throw error
@@ -177,6 +179,24 @@ export function describeProviderConformance<S extends ConformanceStore>(name: st
       const second = await host(on)
       expect((await second.register('alpha', Alpha)).get()).toEqual({ a: 7, b: 'b', c: 0 })
       expect((await second.register('alpha', Alpha, { scope: 'preset/x' })).get()).toEqual({ a: 7, b: 'b', c: 3 })
+    })
+
+    it('writes a section older than its kind back migrated, its version included, so a provider started afterwards reads it without migrating again', async () => {
+      const on = await store({ document: { alpha: { old: 4 }, scopes: { 'preset/x': { alpha: { old: 6 } } } } })
+      const versioned = { version: 1, migrations: [{ op: 'move' as const, from: 'old', to: 'a' }] }
+      const first = await host(on)
+      expect((await first.register('alpha', Alpha, versioned)).get()).toEqual({ a: 4, b: 'b', c: 0 })
+      const stored = (scope?: string) => first.settings.describe({ ns: 'alpha', scope })[0]!.migration?.stored
+      await until(() => expect([stored(), stored('preset/x')]).toEqual([1, 1]), timeoutMs)
+      await first.dispose()
+      if (options.restart) await options.restart(on)
+      const second = await host(on)
+      expect((await second.register('alpha', Alpha, { ...versioned, scope: 'preset/x' })).get()).toEqual({ a: 6, b: 'b', c: 0 })
+      for (const scope of [undefined, 'preset/x']) {
+        const [view] = second.settings.describe({ ns: 'alpha', scope })
+        expect(view!.user).toEqual({ a: scope === undefined ? 4 : 6 })
+        expect(view!.migration).toEqual({ version: 1, stored: 1, state: 'current', steps: [] })
+      }
     })
 
     it('lands every write of a burst across namespaces and scopes, none lost', async () => {

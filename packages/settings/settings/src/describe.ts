@@ -1,8 +1,9 @@
-import { sectionId } from './document.ts'
+import { getSection, sectionId } from './document.ts'
 import type { SettingsEngine } from './engine.ts'
 import { copyData, withoutPaths } from './data.ts'
 import { optionalScopeId, settingsNamespace } from './ids.ts'
 import { inspect, layerData, layersAt, layersBelow, type Layer } from './layers.ts'
+import { readerOf, sectionMigration } from './migrations.ts'
 import { SettingsValidationError } from './errors.ts'
 import { appliesOf, scopeKey, type Kind } from './registry.ts'
 import { resolveKind } from './resolve.ts'
@@ -63,7 +64,7 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   const own: Layer['name'] = scope === undefined ? 'global' : 'scope'
   // A malformed stored section is left out of every layer list, with its problem kept for the section `user` shows.
   let problem: SettingsSectionProblem | undefined
-  const layers = layersAt(engine.document, { ns: kind.ns, scope, base: instance?.base }, (layer, text) => {
+  const layers = layersAt(engine.document, { ns: kind.ns, scope, base: instance?.base, read: readerOf(kind) }, (layer, text) => {
     if (layer === own) problem = { path: [], message: `the stored section ${text}` }
   })
   // The section `user` shows is left out, with its problem, when it does not resolve over the layers below it.
@@ -91,6 +92,8 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   if (base !== undefined) descriptor.base = copyData(base)
   if (user !== undefined) descriptor.user = copyData(user)
   if (problem) descriptor.problem = problem
+  const migration = sectionMigration(kind, scopeKey(scope), getSection(engine.document, kind.ns, scope))
+  if (migration) descriptor.migration = migration
   if (scope !== undefined) descriptor.inherited = inherited
   if (!redactSecrets) return descriptor
 

@@ -2,6 +2,8 @@ import { changedSections, getSection, type SectionKey } from './document.ts'
 import { dataEqual } from './equal.ts'
 import { isPlainObject, valueAt, withoutPaths } from './data.ts'
 import { sectionLayerData } from './layers.ts'
+import { SECTION_VERSION_KEY, type SettingsSectionVersionChange } from './migration-types.ts'
+import { storedVersion } from './migrations.ts'
 import type { Redactor } from './redact.ts'
 import type { SettingsDocument, SettingsFieldChange, SettingsSectionDiff } from './types.ts'
 
@@ -10,6 +12,21 @@ export interface DiffKind {
   redactor: Redactor
   /** Whether the kind's section in `document` (under `scope`) resolves with its layers; one that does not is compared without values. */
   accepts(document: SettingsDocument, scope: string | undefined): boolean
+  /** The names of the kind's migration steps from one version to a later one. */
+  steps?(from: number, to: number): string[]
+}
+
+/** A section without the version it names: that is no field, and a difference reports it apart. */
+function withoutVersion(section: unknown): unknown {
+  return isPlainObject(section) && Object.hasOwn(section, SECTION_VERSION_KEY) ? withoutPaths(section, [[SECTION_VERSION_KEY]]) : section
+}
+
+/** How a section's stored version differs between two documents, or `undefined` when it does not. */
+function versionChange(before: unknown, after: unknown, kind: DiffKind): SettingsSectionVersionChange | undefined {
+  const was = storedVersion(before)
+  const is = storedVersion(after)
+  if (was === is || was === undefined || is === undefined) return undefined
+  return was < is && kind.steps ? { before: was, after: is, steps: kind.steps(was, is) } : { before: was, after: is }
 }
 
 /** The leaf fields of two plain values that differ: objects are walked key by key, anything else compares whole. */
@@ -44,8 +61,8 @@ function changeAt(before: unknown, after: unknown, path: readonly string[]): Set
  */
 export function diffSection(redactor: Redactor, before: unknown, after: unknown, options: { withhold?: boolean } = {}): SettingsFieldChange[] {
   if (dataEqual(before, after)) return []
-  const was = sectionLayerData(before)
-  const is = sectionLayerData(after)
+  const was = sectionLayerData(withoutVersion(before))
+  const is = sectionLayerData(withoutVersion(after))
   // A version the schema refuses may hold a secret where the schema expects none: say that it differs, show nothing.
   if (options.withhold) return [{ path: [], change: was === undefined ? 'set' : is === undefined ? 'unset' : 'changed', withheld: true }]
   const oldSection = was ?? {}
@@ -85,6 +102,9 @@ export function diffDocuments(before: SettingsDocument, after: SettingsDocument,
     const kind = kindOf(key.ns)
     if (!kind) return { ...where, fields: [], unregistered: true as const }
     const withhold = !kind.accepts(before, key.scope) || !kind.accepts(after, key.scope)
-    return { ...where, fields: diffSection(kind.redactor, getSection(before, key.ns, key.scope), getSection(after, key.ns, key.scope), { withhold }) }
+    const was = getSection(before, key.ns, key.scope)
+    const is = getSection(after, key.ns, key.scope)
+    const version = versionChange(was, is, kind)
+    return { ...where, fields: diffSection(kind.redactor, was, is, { withhold }), ...(version ? { version } : {}) }
   })
 }

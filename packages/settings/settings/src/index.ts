@@ -20,12 +20,15 @@ export { formatPath, MAX_DEPTH, MAX_WRITE_BYTES } from './json.ts'
 export { MAX_OPS } from './path.ts'
 export { installSettingsSection } from './install-section.ts'
 export { SCOPES_KEY } from './document.ts'
+export { SECTION_VERSION_KEY } from './migration-types.ts'
+export type { SettingsMigration, SettingsMigrationFunction, SettingsMigrationOp, SettingsMigrationPath, SettingsSectionMigration, SettingsSectionVersionChange } from './migration-types.ts'
 export type {
   Branded,
   JsonObject,
   JsonValue,
   RedactedSecret,
   SettingsApplies,
+  SettingsChangeOrigin,
   SettingsDescribeOptions,
   SettingsDescriptor,
   SettingsDocument,

@@ -20,6 +20,7 @@ import type Schema from 'schemastery'
 import { isPlainObject, setOwn } from './data.ts'
 import { SCOPES_KEY } from './document.ts'
 import { NAMESPACE_PATTERN, RESERVED_NAMESPACES } from './ids.ts'
+import { SECTION_VERSION_KEY } from './migration-types.ts'
 import { createRedactor, unlazy, type Redactor } from './redact.ts'
 
 type AnySchema = Schema<any, any>
@@ -597,6 +598,24 @@ class Converter {
 }
 
 /**
+ * A section schema that also takes the `$version` the seam keeps in a stored
+ * section (the version of the settings it was written for). An object of
+ * fields takes it already (unknown keys are allowed); a dict at the root
+ * would check it as one of its entries.
+ */
+function withVersionKey(section: JsonSchema): JsonSchema {
+  if (!typesOf(section).includes('object') || section.additionalProperties === undefined) return section
+  const version: JsonSchema = {
+    description: 'The version of these settings the section was written for; kept by dsh-settings, which migrates an older section when its plugin registers. Leave it as it is.',
+    type: 'integer',
+    minimum: 0,
+    doNotSuggest: true,
+  }
+  section.properties = { [SECTION_VERSION_KEY]: version, ...section.properties }
+  return section
+}
+
+/**
  * The JSON Schema of one section: what a namespace's entry in the document
  * may hold, given the kind's schemastery schema. No field is `required` (a
  * section is partial: it overrides fields of the layers below it), except
@@ -605,7 +624,7 @@ class Converter {
  */
 export function sectionJsonSchema(schema: AnySchema): JsonSchema {
   const converter = new Converter()
-  const result = converter.section(schema)
+  const result = withVersionKey(converter.section(schema))
   if (Object.keys(converter.defs).length) result.$defs = { ...converter.defs }
   return result
 }
@@ -627,7 +646,7 @@ export function settingsJsonSchema(kinds: readonly SettingsJsonSchemaKind[], opt
       throw new TypeError(`settings JSON Schema: ${JSON.stringify(ns)} is not a namespace (it must match ${NAMESPACE_PATTERN} and not be reserved)`)
     }
     if (Object.hasOwn(sections, ns)) throw new TypeError(`settings JSON Schema: namespace ${JSON.stringify(ns)} is given twice`)
-    const section = converter.section(schema)
+    const section = withVersionKey(converter.section(schema))
     if (title !== undefined) section.title = title
     sections[ns] = section
   }

@@ -1,5 +1,6 @@
 import type { SectionKey, SectionSource } from './document.ts'
 import { layersAt } from './layers.ts'
+import { readerOf } from './migrations.ts'
 import type { Instance, Kind } from './registry.ts'
 import { resolveKind } from './resolve.ts'
 
@@ -12,7 +13,7 @@ export type Judgment = { readonly ok: true; readonly value: unknown } | { readon
  */
 export function judgeSite(kind: Kind, instance: Instance | undefined, scope: string | undefined, doc: SectionSource): Judgment {
   try {
-    return { ok: true, value: resolveKind(kind, layersAt(doc, { ns: kind.ns, scope, base: instance?.base }), scope) }
+    return { ok: true, value: resolveKind(kind, layersAt(doc, { ns: kind.ns, scope, base: instance?.base, read: readerOf(kind) }), scope) }
   } catch (error) {
     return { ok: false, error }
   }

@@ -22,6 +22,11 @@ export interface Layer {
 /** The site a list of layers is gathered for: a namespace, the scope resolved (if any) and the instance's base. */
 export interface LayerSite extends SectionKey {
   base?: unknown
+  /**
+   * How the kind reads a well-formed stored section (`readerOf` in
+   * `migrations.ts`: without `$version`, migrated when older), or, as text, why it cannot.
+   */
+  read?: (section: unknown) => { data: unknown } | string
 }
 
 /**
@@ -50,10 +55,10 @@ export function layersAt(
   },
 ): Layer[] {
   const stored = (name: 'global' | 'scope', scope: string | undefined): Layer => {
-    const data = sectionLayerData(sectionFrom(doc, site.ns, scope))
-    const problem = storedSectionProblem(data)
-    if (problem === undefined) return { name, data }
-    onProblem(name, problem)
+    const raw = sectionLayerData(sectionFrom(doc, site.ns, scope))
+    const read = storedSectionProblem(raw) ?? site.read?.(raw) ?? { data: raw }
+    if (typeof read !== 'string') return { name, data: read.data }
+    onProblem(name, read)
     return { name, data: undefined }
   }
   const layers: Layer[] = [{ name: 'base', data: site.base }, stored('global', undefined)]

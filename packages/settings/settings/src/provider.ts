@@ -4,6 +4,7 @@ import { SettingsEngine } from './engine.ts'
 import { SettingsProviderContractError, SettingsStoreError } from './errors.ts'
 import { diffDocuments } from './history-diff.ts'
 import { judgeSite } from './judge.ts'
+import { planOf, stepNames } from './migrations.ts'
 import { scopeKey } from './registry.ts'
 import type { SettingsSectionVersion, SettingsSnapshot } from './snapshot.ts'
 import type { SettingsStoreResult, SettingsTransaction } from './transactions.ts'
@@ -181,7 +182,11 @@ export abstract class SettingsProvider extends Service {
     return diffDocuments(before, after, (ns) => {
       const kind = kinds.get(ns)
       if (!kind) return undefined
-      return { redactor: kind.redactor, accepts: (document, scope) => judgeSite(kind, kind.instances.get(scopeKey(scope)), scope, document).ok }
+      return {
+        redactor: kind.redactor,
+        accepts: (document, scope) => judgeSite(kind, kind.instances.get(scopeKey(scope)), scope, document).ok,
+        steps: (from, to) => stepNames(planOf(kind), from, to),
+      }
     })
   }
 

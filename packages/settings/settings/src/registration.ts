@@ -6,6 +6,8 @@ import { Inflight, Watcher } from './fanout.ts'
 import { optionalScopeId, sectionLabel, settingsNamespace } from './ids.ts'
 import { toJsonObject } from './json.ts'
 import { layersAt } from './layers.ts'
+import { writeBackMigrations } from './migration-runs.ts'
+import { adoptPlan, planFor, planOf, readerOf, samePlan } from './migrations.ts'
 import { createKind, identify, scopeKey, validatorOf, type Instance, type Registry } from './registry.ts'
 import { resolveKind } from './resolve.ts'
 import { scrubbedError, secretTexts } from './scrub.ts'
@@ -56,6 +58,7 @@ export class Registrations {
     if (options.validate !== undefined && typeof options.validate !== 'function') {
       throw new TypeError(`settings namespace ${JSON.stringify(ns)}: validate must be a function`)
     }
+    const plan = planFor(ns, options, (message, cause) => this.host.logger.warn(message, cause))
     const scope = optionalScopeId(namedScopeOf(caller))
     if (this.host.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be registered`, { ns, scope })
     let identity = this.identities.get(schema)
@@ -68,11 +71,15 @@ export class Registrations {
     if (existing?.instances.has(scopeKey(scope))) {
       throw new SettingsRegistrationError('SETTINGS_DUPLICATE', `settings namespace ${sectionLabel(ns, scope)} is already registered`, { ns, scope })
     }
+    if (existing && !samePlan(planOf(existing), plan)) {
+      throw new SettingsRegistrationError('SETTINGS_SCHEMA_MISMATCH', `settings namespace ${JSON.stringify(ns)} is already registered with another version or other migrations`, { ns, scope })
+    }
     const kind = existing ?? createKind(ns, schema, envelope, canonical)
+    adoptPlan(kind, plan)
     const base = options.base === undefined ? undefined : frozenCopy(toJsonObject(options.base, { label: `settings base for ${JSON.stringify(ns)}`, ns, scope }))
     // The first registrant's check judges the kind; a later one is judged by the kind's current check.
     const validate = existing ? validatorOf(existing) : options.validate
-    const value = resolveKind(kind, layersAt(this.host.document, { ns, scope, base }), scope, validate)
+    const value = resolveKind(kind, layersAt(this.host.document, { ns, scope, base, read: readerOf(kind) }), scope, validate)
     const instance: Instance = {
       kind,
       scope,
@@ -88,6 +95,8 @@ export class Registrations {
       registry.add(instance)
       return () => this.unregister(instance)
     }, `settings.register(${JSON.stringify(ns)})`)
+    // Stored sections older than the kind read migrated already; each is written back once.
+    writeBackMigrations(kind, this.host)
     return { handle: this.handle<T>(instance), dispose }
   }
 

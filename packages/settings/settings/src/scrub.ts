@@ -5,7 +5,7 @@ import type { Redactor } from './redact.ts'
 export const REDACTED = '[redacted]'
 
 /** Every string and number inside a value, as text. */
-function textsIn(value: unknown, into: Set<string>): void {
+export function textsIn(value: unknown, into: Set<string>): void {
   if (typeof value === 'string') {
     if (value) into.add(value)
   } else if (typeof value === 'number' || typeof value === 'bigint') {

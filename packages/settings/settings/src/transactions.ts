@@ -7,10 +7,11 @@ import { optionalScopeId, sectionLabel, settingsNamespace, settingsRevision } fr
 import { judgeWrite } from './judge.ts'
 import { GroupQueue } from './queue.ts'
 import type { Instance, Kind } from './registry.ts'
-import type { JsonObject, SettingsDocument, SettingsNamespace, SettingsScopeId, SettingsWriteOrigin } from './types.ts'
+import type { JsonObject, SettingsChangeOrigin, SettingsDocument, SettingsNamespace, SettingsScopeId, SettingsWriteOrigin } from './types.ts'
 import { SectionOverlay, type SettingsSectionChange, type SettingsSectionRead } from './overlay.ts'
 import { versionMap, type SettingsSectionVersion } from './snapshot.ts'
-import { checkPayload, deriveSection, type WriteMode, type WritePayload } from './writes.ts'
+import { deriveVersioned } from './migrations.ts'
+import { checkPayload, type WriteMode, type WritePayload } from './writes.ts'
 
 /**
  * One group of queued writes on its way to the store: the sections it
@@ -42,7 +43,7 @@ export interface SettingsTransaction {
   /** The committed sections the writes were derived and judged from, with the revisions the seam holds for them. */
   readonly reads: readonly SettingsSectionRead[]
   /** Who made the changes, for a provider that records it (history). */
-  readonly origins: ReadonlySet<SettingsWriteOrigin>
+  readonly origins: ReadonlySet<SettingsChangeOrigin>
 }
 
 /** How a provider's `store` went: stored (with store-owned versions), or moved under the transaction's reads. */
@@ -99,7 +100,7 @@ interface PendingWrite {
   payload: WritePayload
   expectedRevision?: number
   owner?: Instance
-  origin: SettingsWriteOrigin
+  origin: SettingsChangeOrigin
   outcome?: WriteOutcome
   failure?: unknown
   /** An `INVARIANT` listener failure its commit met: the writer hears it instead of success. */
@@ -177,7 +178,7 @@ export class WriteRunner {
     }
     if (!this.ledger.kind(ns)) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(ns)} is not registered`, key)
     if (!this.backend.writable) throw new SettingsUnavailableError('SETTINGS_READ_ONLY', `settings provider is read-only: ${label} cannot persist`, key)
-    const write: PendingWrite = { key, label, payload, owner: request.owner, origin: request.origin ?? (request.owner ? 'plugin' : 'host'), resolve: () => {}, reject: () => {} }
+    const write: PendingWrite = { key, label, payload, owner: request.owner, origin: request.mode === 'migrate' ? 'migration' : (request.origin ?? (request.owner ? 'plugin' : 'host')), resolve: () => {}, reject: () => {} }
     if (expectedRevision !== undefined) write.expectedRevision = expectedRevision
     return write
   }
@@ -279,7 +280,7 @@ export class WriteRunner {
     if (write.expectedRevision !== undefined && write.expectedRevision !== revision) {
       throw new SettingsConflictError({ ...key, expected: write.expectedRevision, actual: revision })
     }
-    const section = deriveSection(stored, write.payload, { label, ns: key.ns, scope: key.scope })
+    const section = deriveVersioned(kind, stored, write.payload, { label, ns: key.ns, scope: key.scope })
     if (dataEqual(stored, section)) return { section, changed: false, revision, judged: new Map() }
     const judged = judgeWrite(kind, key, overlay.with(key, section), overlay.read)
     // A value the store cannot hold fails this write alone, before the group reaches the store.

@@ -1,4 +1,5 @@
 import type Schema from 'schemastery'
+import type { SettingsMigration, SettingsSectionMigration, SettingsSectionVersionChange } from './migration-types.ts'
 
 declare const brand: unique symbol
 
@@ -36,6 +37,9 @@ export type SettingsUpdateSource = 'update' | 'provider'
  */
 export type SettingsWriteOrigin = 'plugin' | 'wire' | 'host'
 
+/** Who made a stored change: a write's origin, or the seam bringing an older section to its kind's version. */
+export type SettingsChangeOrigin = SettingsWriteOrigin | 'migration'
+
 /** A JSON value as stored in a settings document. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
 
@@ -72,6 +76,19 @@ export interface SettingsRegisterOptions<T> {
    * check judges every instance of the kind.
    */
   validate?: (value: T) => void
+  /**
+   * The version of this schema's settings, a non-negative integer (0 when
+   * omitted). Raise it when a release changes the shape of what is stored,
+   * with one `migrations` item per step. Every registrant of a kind must
+   * declare the same version and steps.
+   */
+  version?: number
+  /**
+   * Item `i` takes a stored section from version `i` to `i + 1`: exactly
+   * `version` items. Stored sections older than `version` read migrated, and
+   * are written back once, with origin `migration`.
+   */
+  migrations?: readonly SettingsMigration[]
 }
 
 /** The owner's handle on one registered instance. Reads are plain property reads of a cached snapshot. */
@@ -177,6 +194,12 @@ export interface SettingsDescriptor {
    * them latest first: removing an item moves the later ones down.
    */
   undeclared: SettingsUndeclaredKey[]
+  /**
+   * The stored section's version against the kind's, when the kind declares a
+   * version above 0 or the section names one (`$version`): current, migrated
+   * by this host, due to migrate, failing, or newer than the plugin.
+   */
+  migration?: SettingsSectionMigration
 }
 
 /** A redacted descriptor as a remote configuration surface receives it: `secrets` is always present. */
@@ -248,7 +271,7 @@ export interface SettingsHistoryVersion {
   /** When a later write replaced it (ISO 8601). */
   replacedAt: string
   /** Who made this version: this host's writes by origin, `outside` for an edit made outside the seam, `unknown` when no record is left. */
-  by: (SettingsWriteOrigin | 'outside' | 'unknown')[]
+  by: (SettingsChangeOrigin | 'outside' | 'unknown')[]
   /** The sections that differ from the version kept before it (every section, for the oldest one kept). */
   sections: { ns: string; scope?: string }[]
 }
@@ -282,4 +305,6 @@ export interface SettingsSectionDiff {
   fields: SettingsFieldChange[]
   /** No kind is registered for the namespace: the section differs, and nothing more is said. */
   unregistered?: true
+  /** The section's stored version differs (a migration when it went up), for a registered kind. */
+  version?: SettingsSectionVersionChange
 }

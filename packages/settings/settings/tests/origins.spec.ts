@@ -1,13 +1,13 @@
 import { Context, type Fiber } from 'cordis'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SettingsInputError, type SettingsStoreResult, type SettingsTransaction, type SettingsWriteOrigin } from 'dsh-settings'
+import { SettingsInputError, type SettingsStoreResult, type SettingsTransaction, type SettingsChangeOrigin } from 'dsh-settings'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
 import { plugWithSettings } from 'dsh-testing'
 
 /** The memory provider, recording who made each stored transaction's changes. */
 class Recording extends MemorySettingsProvider {
-  static seen: SettingsWriteOrigin[][] = []
+  static seen: SettingsChangeOrigin[][] = []
   protected override store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
     Recording.seen.push([...transaction.origins].sort())
     return super.store(transaction)

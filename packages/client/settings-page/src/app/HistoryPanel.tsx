@@ -27,6 +27,12 @@ function cells(change: SettingsFieldChange): [string, string] {
   return [showValue(change.before), showValue(change.after)]
 }
 
+/** How a section's stored version changed from the version picked to now: a migration names its steps. */
+function versionLine(version: NonNullable<SettingsSectionDiff['version']>): string {
+  if (version.steps) return `Migrated from version ${version.before} to version ${version.after}${version.steps.length ? `: ${version.steps.join('; ')}` : ''}.`
+  return `Stored at version ${version.before} in this version, at version ${version.after} now.`
+}
+
 /** A DOM id for one section of the difference. */
 function diffId(section: { ns: string; scope?: string | undefined }): string {
   return `diff-${sectionKey(section).replace(/[^A-Za-z0-9_-]/g, (ch) => `_${ch.codePointAt(0)!.toString(16)}_`)}`
@@ -52,6 +58,7 @@ function DiffSection({ view, state, section }: { view: HistoryView; state: Histo
         <p class="field-hint">No plugin registers this namespace now, so its fields are not compared and it cannot be restored from here.</p>
       ) : (
         <>
+          {section.version && <p class="field-hint diff-version">{versionLine(section.version)}</p>}
           {withheld && <p class="field-hint">One of the two versions of this section does not fit its schema, so no values are shown.</p>}
           <div class="table-wrap">
             <table class="diff-table">

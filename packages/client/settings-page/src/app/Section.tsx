@@ -2,6 +2,8 @@ import { fieldAt, fieldShown, flatten, type FormMatch } from '../model/index.ts'
 import type { SectionApi } from './fields/api.ts'
 import { FieldView } from './fields/FieldView.tsx'
 import { fieldId, showPath } from './format.ts'
+import { MigrationNote } from './MigrationNote.tsx'
+import { NotUsedKeys } from './NotUsedKeys.tsx'
 import type { SectionState, SettingsSession } from './session.ts'
 
 function isEmptySection(user: unknown): boolean {
@@ -55,6 +57,7 @@ export function Section({ session, section, writable, match }: { session: Settin
         )}
       </header>
       {root.description && <p class="description">{root.description}</p>}
+      <MigrationNote migration={form.view.migration} />
 
       {conflict && (
         <div class="notice notice-warn" role="alert">
@@ -109,6 +112,7 @@ export function Section({ session, section, writable, match }: { session: Settin
         ))}
         {!match && visible.length === 0 && flatten(root).length <= 1 && root.kind !== 'object' && <p>This namespace has no editable fields.</p>}
       </div>
+      {!match && <NotUsedKeys session={session} ns={form.ns} keys={form.view.undeclared} scoped={scoped} disabled={api.disabled || busy} />}
     </section>
   )
 }

@@ -20,6 +20,7 @@ const WHO: Record<SettingsHistoryVersion['by'][number], string> = {
   plugin: 'this host (plugin)',
   wire: 'this host (wire)',
   host: 'this host',
+  migration: 'this host (migration)',
   outside: 'an outside edit',
   unknown: 'unknown (no record left)',
 }

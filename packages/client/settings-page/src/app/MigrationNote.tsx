@@ -1,0 +1,40 @@
+import type { SettingsSectionMigration } from 'dsh-settings'
+
+/** The steps of a migration as one line: `rename $.apiKey to $.token; splitHost`. */
+function steps(migration: SettingsSectionMigration): string {
+  return migration.steps.length ? ` (${migration.steps.join('; ')})` : ''
+}
+
+/**
+ * What became of a section whose plugin versions its settings: migrated by
+ * this host from an older version (with the step names), still stored at an
+ * older one, or newer than the plugin. Nothing for a current section; a
+ * failing step is the section's problem, shown above.
+ */
+export function MigrationNote({ migration }: { migration: SettingsSectionMigration | undefined }) {
+  if (!migration) return null
+  if (migration.state === 'migrated') {
+    return (
+      <p class="notice migration-note" role="status">
+        Migrated from version {migration.from} to version {migration.version}
+        {steps(migration)}.
+      </p>
+    )
+  }
+  if (migration.state === 'pending') {
+    return (
+      <p class="notice migration-note" role="status">
+        Stored at version {migration.stored}: it is read as version {migration.version}
+        {steps(migration)}, and written back the next time the plugin starts.
+      </p>
+    )
+  }
+  if (migration.state === 'newer') {
+    return (
+      <p class="notice migration-note" role="status">
+        Stored at version {migration.stored}, newer than this plugin's version {migration.version}: it is read as it is.
+      </p>
+    )
+  }
+  return null
+}
