@@ -120,7 +120,7 @@ export async function oddAtBoot(c: StageContext): Promise<void> {
 
 /** `pnpm settings check` on a document path holding `kind`: it must end (non-zero), not hang. */
 async function checkOdd(c: StageContext, kind: Odd, file: string): Promise<void> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', join(ROOT, 'scripts/settings/index.ts'), 'check', join(ROOT, 'cordis.yml'), file], {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', join(ROOT, 'packages/tools/dsh/src/bin.ts'), 'settings', 'check', join(ROOT, 'cordis.yml'), file], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -23,6 +23,7 @@ export { MAX_BODY_BYTES } from './body.ts'
 export { PING_INTERVAL_MS } from './event-hub.ts'
 export { RECONNECT_INITIAL_MS, RECONNECT_MAX_MS } from './event-stream.ts'
 export { TOKEN_FILE } from './token.ts'
+export { HOST_FILE, type HostRecord } from './host-record.ts'
 export { DEFAULT_PORT_SPAN, RemotePortError, type RemotePortCode } from './ports.ts'
 export type { FetchLike } from './transport.ts'
 export type {

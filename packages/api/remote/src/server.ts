@@ -5,6 +5,7 @@ import Schema from 'schemastery'
 import { PING_INTERVAL_MS } from './event-hub.ts'
 import { describeRange, portRange } from './ports.ts'
 import { loadToken } from './token.ts'
+import { HOST_FILE, writeHostRecord } from './host-record.ts'
 import type { RemoteExposeOptions, RemoteHandlers } from './types.ts'
 import { RemoteWire } from './wire.ts'
 
@@ -96,7 +97,15 @@ export class RemoteServer extends Service {
     const { url, busy } = await this.wire.listen(token)
     if (busy.length) logger.info(`remote: ${busy.length === 1 ? 'port %s is' : 'ports %s are'} in use; took the next free one`, describeRange({ first: busy[0]!, last: busy.at(-1)! }))
     logger.info(`${this.serves ? 'page and API' : 'API'}: %s`, `${url}/#token=${token}`)
-    return () => this.wire.close()
+    // A record that cannot be written costs only the way commands find this host: they go through the provider instead.
+    const removeRecord = await writeHostRecord(this.home, url).catch((error: unknown) => {
+      logger.warn('remote: cannot write %s in %s, so commands will not find this host:', HOST_FILE, this.home, error)
+      return async () => {}
+    })
+    return async () => {
+      await removeRecord()
+      await this.wire.close()
+    }
   }
 
   /**

@@ -31,7 +31,7 @@ async function readToken(file: string): Promise<string | undefined> {
 }
 
 /** Who owns what this process creates: `undefined` for itself. */
-type Owner = { uid: number; gid: number } | undefined
+export type Owner = { uid: number; gid: number } | undefined
 
 /**
  * The owner to give what this process creates under `path`: the owner of its
@@ -39,7 +39,7 @@ type Owner = { uid: number; gid: number } | undefined
  * host started with `sudo` over a user's home must leave files that user's own
  * host can read, not a root-only token that locks it out.
  */
-async function ownerFor(path: string): Promise<Owner> {
+export async function ownerFor(path: string): Promise<Owner> {
   if (process.getuid?.() !== 0) return undefined
   for (let folder = path; ; folder = dirname(folder)) {
     const found = await stat(folder).catch(() => undefined)
@@ -49,7 +49,7 @@ async function ownerFor(path: string): Promise<Owner> {
 }
 
 /** Create `home` (mode 0700) with any missing parents, given to `owner` when there is one. */
-async function makeHome(home: string, owner: Owner): Promise<void> {
+export async function makeHome(home: string, owner: Owner): Promise<void> {
   const first = await mkdir(home, { recursive: true, mode: 0o700 })
   if (!owner || first === undefined) return
   // Every folder mkdir created: the first one, then each one below it down to the home.
@@ -62,7 +62,7 @@ async function makeHome(home: string, owner: Owner): Promise<void> {
 }
 
 /** A temp sibling with a random name, created exclusively so nothing planted there is written through. */
-async function writeTemp(file: string, text: string, owner: Owner): Promise<string> {
+export async function writeTemp(file: string, text: string, owner: Owner): Promise<string> {
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
   const handle = await open(temp, 'wx', 0o600)
   try {

@@ -6,6 +6,7 @@
 import { chmod, chown, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { HOST_FILE } from '../src/host-record.ts'
 import { loadToken, TOKEN_FILE } from '../src/token.ts'
 import { authorized, raw, startServer, tempDir } from './harness.ts'
 
@@ -36,8 +37,8 @@ describe('the token file', () => {
       const startLines = live.logs.filter((line) => line.text.includes('#token='))
       expect(startLines).toEqual([{ type: 'info', text: `API: http://127.0.0.1:${live.port}/#token=${token}` }])
       expect(live.url).toBe(`http://127.0.0.1:${live.port}`)
-      // No temp file is left behind.
-      expect(await readdir(home)).toEqual([TOKEN_FILE])
+      // No temp file is left behind; beside the token lies the record that says where this server runs.
+      expect((await readdir(home)).sort()).toEqual([HOST_FILE, TOKEN_FILE])
     } finally {
       await live.cleanup()
     }
@@ -59,7 +60,8 @@ describe('the token file', () => {
     const live = await startServer({ home: dir, token: 'configured-token-value' })
     try {
       expect(live.token).toBe('configured-token-value')
-      expect(await readdir(dir)).toEqual([])
+      // No token file: only the record of where this server runs.
+      expect(await readdir(dir)).toEqual([HOST_FILE])
       await live.expose('echo', { say: (args) => args[0] })
       const body = '{"args":["hi"]}'
       expect((await raw(live, '/remote/echo/say', { method: 'POST', headers: authorized('configured-token-value'), body })).status).toBe(200)

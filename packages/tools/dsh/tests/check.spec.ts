@@ -1,5 +1,5 @@
 /**
- * `pnpm settings check`: the fixture deployment (scripts/settings/fixtures/cordis.yml, the example
+ * `dsh settings check`: the fixture deployment (packages/tools/dsh/tests/fixtures/cordis.yml, the example
  * plugins web-search and assistant, web-search also in preset/coder) against a clean document, a
  * document with every kind of problem planted, and one that does not parse; a deployment whose
  * plugins fare badly; the positions module on its own; and the real command in child processes.
@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { checkSettings, formatPath, ruleOf, scrubMessage } from './check.ts'
-import { runCli } from './cli.ts'
-import { PositionedText } from './positions.ts'
+import { checkSettings, formatPath, ruleOf, scrubMessage } from '../src/check/check.ts'
+import { runDsh } from '../src/main.ts'
+import { PositionedText } from '../src/check/positions.ts'
 
 /** The checkout (this file is two levels below it). */
-const WORKSPACE = resolve(fileURLToPath(import.meta.url), '../../..')
-const FIXTURES = 'scripts/settings/fixtures'
+const WORKSPACE = resolve(fileURLToPath(import.meta.url), '../../../../..')
+const FIXTURES = 'packages/tools/dsh/tests/fixtures'
 const DEPLOYMENT = `${FIXTURES}/cordis.yml`
 
 /** Every secret value the fixtures plant: none may reach any output. */
@@ -37,11 +37,11 @@ function tempDir(): string {
   return dir
 }
 
-/** Run `pnpm settings check <args>` in process: exit code and output lines. */
+/** Run `dsh settings check <args>` in process: exit code and output lines. */
 async function check(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = []
   const err: string[] = []
-  const code = await runCli(['check', ...args], {
+  const code = await runDsh(['settings', 'check', ...args], {
     out: (line) => out.push(...line.split('\n')),
     err: (line) => err.push(...line.split('\n')),
     cwd: WORKSPACE,
@@ -52,7 +52,7 @@ async function check(...args: string[]): Promise<{ code: number; out: string[]; 
   return { code, out, err }
 }
 
-describe('pnpm settings check: the example deployment', () => {
+describe('dsh settings check: the example deployment', () => {
   it('passes a clean document: exit 0, no problem lines, only the summary', async () => {
     const { code, out, err } = await check(DEPLOYMENT, `${FIXTURES}/clean.yaml`)
     expect(err).toEqual([])
@@ -119,7 +119,7 @@ describe('pnpm settings check: the example deployment', () => {
   })
 
   it('answers usage errors with exit code 2', async () => {
-    expect(await runCli([], { out: () => {}, err: () => {}, cwd: WORKSPACE })).toBe(2)
+    expect(await runDsh(['settings'], { out: () => {}, err: () => {}, cwd: WORKSPACE })).toBe(2)
     expect((await check('--verbose')).code).toBe(2)
     expect((await check('a.yml', 'b.yaml', 'c.yaml')).code).toBe(2)
     const missingDeployment = await check(`${FIXTURES}/nothing-here.yml`)
@@ -131,14 +131,14 @@ describe('pnpm settings check: the example deployment', () => {
     // The PostgreSQL deployment keeps no local document: it must be named.
     const out: string[] = []
     const err: string[] = []
-    const code = await runCli(['check', 'cordis.postgres.yml'], { out: (line) => out.push(line), err: (line) => err.push(line), cwd: WORKSPACE, env: { DSH_DATABASE_URL: 'postgres://x' }, conditions: ['source'] })
+    const code = await runDsh(['settings', 'check', 'cordis.postgres.yml'], { out: (line) => out.push(line), err: (line) => err.push(line), cwd: WORKSPACE, env: { DSH_DATABASE_URL: 'postgres://x' }, conditions: ['source'] })
     expect(code).toBe(2)
     expect(err[0]).toContain('keeps its settings with dsh-settings-postgres, not in a file: name the document to check')
-    expect(await runCli(['check', '--help'], { out: () => {}, err: () => {}, cwd: WORKSPACE })).toBe(0)
+    expect(await runDsh(['settings', 'check', '--help'], { out: () => {}, err: () => {}, cwd: WORKSPACE })).toBe(0)
   })
 })
 
-describe('pnpm settings check: plugins that fare badly', () => {
+describe('dsh settings check: plugins that fare badly', () => {
   it('reports failed plugins in the deployment file, runs again to reach later registrations, and notes what did not start', async () => {
     const deployment = `${FIXTURES}/plugins.cordis.yml`
     const file = `${FIXTURES}/plugins.yaml`
@@ -178,7 +178,7 @@ describe('pnpm settings check: plugins that fare badly', () => {
   })
 })
 
-describe('pnpm settings check: reading the document as the provider does', () => {
+describe('dsh settings check: reading the document as the provider does', () => {
   /** `web-search:` with `count` keys, one per line from line 2, then `tail` lines. */
   function manyKeys(count: number, ...tail: string[]): string {
     const lines = ['web-search:']
@@ -259,7 +259,7 @@ describe('pnpm settings check: reading the document as the provider does', () =>
     const file = join(dir, 'settings.yaml')
     make(file)
     const { code, out, err } = await check(DEPLOYMENT, file)
-    expect({ code, out, err }).toEqual({ code: 2, out: [], err: [`pnpm settings check: cannot read the settings document ${file}: it is a ${kind}, not a regular file`] })
+    expect({ code, out, err }).toEqual({ code: 2, out: [], err: [`dsh settings check: cannot read the settings document ${file}: it is a ${kind}, not a regular file`] })
   })
 
   it('refuses a FIFO as the deployment file at once, with exit code 2', async () => {
@@ -268,7 +268,7 @@ describe('pnpm settings check: reading the document as the provider does', () =>
     execFileSync('mkfifo', [deployment])
     const { code, err } = await check(deployment, `${FIXTURES}/clean.yaml`)
     expect(code).toBe(2)
-    expect(err[0]).toBe(`pnpm settings check: cannot read the deployment file ${deployment}: it is a FIFO, not a regular file`)
+    expect(err[0]).toBe(`dsh settings check: cannot read the deployment file ${deployment}: it is a FIFO, not a regular file`)
   })
 })
 
@@ -323,10 +323,10 @@ describe('messages', () => {
 })
 
 describe('the command in a child process', () => {
-  /** Run `node --conditions=source --import tsx scripts/settings/index.ts <args>` from the workspace. */
+  /** Run `node --conditions=source --import tsx packages/tools/dsh/src/bin.ts settings <args>` from the workspace. */
   function spawnCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
     const started = Date.now()
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'scripts/settings/index.ts', ...args], {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/tools/dsh/src/bin.ts', 'settings', ...args], {
       cwd: WORKSPACE,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -362,7 +362,7 @@ describe('the command in a child process', () => {
     expect(clean.code).toBe(0)
 
     expect(missing.stdout).toBe('')
-    expect(missing.stderr).toBe(`pnpm settings check: cannot read the settings document ${join(empty, 'settings.yaml')}: ENOENT\n`)
+    expect(missing.stderr).toBe(`dsh settings check: cannot read the settings document ${join(empty, 'settings.yaml')}: ENOENT\n`)
     expect(missing.code).toBe(2)
 
     // Nothing kept the process alive: it ended on its own, well before the 2 s safety net would have said so.
@@ -373,7 +373,7 @@ describe('the command in a child process', () => {
   })
 })
 
-describe('pnpm settings check: empty sections read as the seam reads them', () => {
+describe('dsh settings check: empty sections read as the seam reads them', () => {
   it('passes a document whose sections, scopes map and scope entries are empty (null)', async () => {
     const dir = tempDir()
     const file = join(dir, 'settings.yaml')

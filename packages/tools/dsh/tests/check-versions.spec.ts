@@ -1,5 +1,5 @@
 /**
- * `pnpm settings check` on a deployment whose plugin versions its settings
+ * `dsh settings check` on a deployment whose plugin versions its settings
  * (fixtures/versioned.cordis.yml): a section stored at an older version and a
  * key the plugin does not use are warnings (exit 0), each at its place and
  * without any stored value; a migration step that fails on a section is a
@@ -9,17 +9,17 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { runCli } from './cli.ts'
+import { runDsh } from '../src/main.ts'
 
-const WORKSPACE = resolve(fileURLToPath(import.meta.url), '../../..')
-const FIXTURES = 'scripts/settings/fixtures'
+const WORKSPACE = resolve(fileURLToPath(import.meta.url), '../../../../..')
+const FIXTURES = 'packages/tools/dsh/tests/fixtures'
 const DEPLOYMENT = `${FIXTURES}/versioned.cordis.yml`
 
-/** Run `pnpm settings check <deployment> <document>` in process. */
+/** Run `dsh settings check <deployment> <document>` in process. */
 async function check(document: string): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = []
   const err: string[] = []
-  const code = await runCli(['check', DEPLOYMENT, document], { out: (line) => out.push(line), err: (line) => err.push(line), cwd: WORKSPACE, env: {}, conditions: ['source'] })
+  const code = await runDsh(['settings', 'check', DEPLOYMENT, document], { out: (line) => out.push(line), err: (line) => err.push(line), cwd: WORKSPACE, env: {}, conditions: ['source'] })
   return { code, out, err }
 }
 
@@ -32,7 +32,7 @@ function planted(file: string): string[] {
 
 const UNUSED = 'not used by this plugin: its schema declares no such key, so the value is kept but never read (remove it, or move it where the plugin reads it) [undeclared-key]'
 
-describe('pnpm settings check: versioned sections and keys nobody declares', () => {
+describe('dsh settings check: versioned sections and keys nobody declares', () => {
   it('warns about a section that would migrate and about keys the plugin does not use, and exits 0', async () => {
     const file = `${FIXTURES}/versioned.yaml`
     const { code, out, err } = await check(file)

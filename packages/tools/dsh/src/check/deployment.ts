@@ -1,5 +1,5 @@
 /**
- * The deployment side of `pnpm settings check`: plan the deployment file as
+ * The deployment side of `dsh settings check`: plan the deployment file as
  * `pnpm start` does, set its settings provider and its network entries aside,
  * and run the other plugins over a read-only in-memory copy of the document,
  * recording every namespace they register.
@@ -61,6 +61,8 @@ export interface Deployment {
   unloaded: { ref: EntryRef; error: unknown }[]
   /** Every plugin entry's config (after `${VAR}` interpolation), so no message echoes one of its values. */
   configs: unknown[]
+  /** The entries left out because they serve the settings over the network (the first of each), by specifier. */
+  network: Map<string, EntryRef>
 }
 
 /** `plugin <key>`, with the innermost scope group when it sits in one. */
@@ -95,7 +97,7 @@ export async function readDeployment(file: string, env: NodeJS.ProcessEnv, condi
     throw new UsageError(`${file}: ${(error as Error).message}`)
   }
   const baseDir = dirname(file)
-  const deployment: Deployment = { text, planned: [], provider: undefined, unloaded: [], configs: [] }
+  const deployment: Deployment = { text, planned: [], provider: undefined, unloaded: [], configs: [], network: new Map() }
   const walk = async (items: Entry[], groups: string[], path: string[]): Promise<Planned[]> => {
     const planned: Planned[] = []
     for (const item of items) {
@@ -105,7 +107,10 @@ export async function readDeployment(file: string, env: NodeJS.ProcessEnv, condi
       }
       deployment.configs.push(item.config)
       const ref: EntryRef = { entry: item, groups, path: [...path, item.key] }
-      if (LEFT_OUT.has(item.specifier)) continue
+      if (LEFT_OUT.has(item.specifier)) {
+        if (!deployment.network.has(item.specifier)) deployment.network.set(item.specifier, ref)
+        continue
+      }
       if (PROVIDERS.has(item.specifier)) {
         deployment.provider ??= { ref, file: item.specifier === 'dsh-settings-file' }
         continue
@@ -229,7 +234,31 @@ export async function runPass(planned: Planned[], document: SettingsDocument, de
   const providerFiber = root.plugin(RecordingProvider, { document, writable: false })
   await providerFiber.await()
   const pass: Pass = { registrations, failed: [], idle: [] }
-  const plugged: { ref: EntryRef; fiber: Fiber }[] = []
+  const { plugged, disposers } = plugPlanned(root, planned, pass.failed)
+  const settled = await settlePlugged(plugged, deadline)
+  pass.failed.push(...settled.failed)
+  pass.idle.push(...settled.idle)
+
+  // Last plugged first; a plugin still starting is given a second, not waited for.
+  for (const dispose of disposers.reverse()) await within(dispose(), 1000)
+  await within(providerFiber.dispose(), 1000)
+  return pass
+}
+
+/** A plugin entry plugged into a root, with its fiber. */
+export interface PluggedEntry {
+  ref: EntryRef
+  fiber: Fiber
+}
+
+/**
+ * Plug the planned entries into `ctx` in file order, each scope group inside
+ * a named scope of its own, each plugin with its own copy of its config (as
+ * the loader hands it). A plugin whose `plugin()` call throws goes to `failed`.
+ * @returns what was plugged, and the disposers to run last first.
+ */
+export function plugPlanned(ctx: Context, planned: Planned[], failed: { ref: EntryRef; error: unknown }[]): { plugged: PluggedEntry[]; disposers: (() => Promise<void>)[] } {
+  const plugged: PluggedEntry[] = []
   const disposers: (() => Promise<void>)[] = []
   const plug = (ctx: Context, items: Planned[]) => {
     for (const item of items) {
@@ -240,18 +269,25 @@ export async function runPass(planned: Planned[], document: SettingsDocument, de
         continue
       }
       try {
-        // A copy, as the loader hands each plugin its own.
         const fiber = ctx.plugin(item.plugin, structuredClone(item.ref.entry.config) as never)
         plugged.push({ ref: item.ref, fiber })
         disposers.push(() => fiber.dispose())
       } catch (error) {
-        pass.failed.push({ ref: item.ref, error })
+        failed.push({ ref: item.ref, error })
       }
     }
   }
-  plug(root, planned)
+  plug(ctx, planned)
+  return { plugged, disposers }
+}
 
-  // A plugin that provides a service starts the plugins waiting for it: wait until nothing is loading.
+/**
+ * Wait until the plugged entries settled (a plugin that provides a service
+ * starts the ones waiting for it), or `deadline` (a `Date.now()` time) passed;
+ * then say which failed, which wait for services nobody provides, and which were still starting.
+ */
+export async function settlePlugged(plugged: readonly PluggedEntry[], deadline: number): Promise<Pick<Pass, 'failed' | 'idle'>> {
+  const result: Pick<Pass, 'failed' | 'idle'> = { failed: [], idle: [] }
   for (let round = 0; round < 1000; round++) {
     const left = deadline - Date.now()
     if (left <= 0) break
@@ -261,7 +297,7 @@ export async function runPass(planned: Planned[], document: SettingsDocument, de
   }
   for (const { ref, fiber } of plugged) {
     if (fiber.inertia) {
-      pass.idle.push({ ref, waitsFor: [], slow: true })
+      result.idle.push({ ref, waitsFor: [], slow: true })
       continue
     }
     // A config its Config schema refuses fails the fiber without changing its state: ask `await`, not `state`.
@@ -269,12 +305,8 @@ export async function runPass(planned: Planned[], document: SettingsDocument, de
       () => undefined,
       (error: unknown) => ({ error }),
     )
-    if (failure) pass.failed.push({ ref, error: failure.error })
-    else if (fiber.state === PENDING) pass.idle.push({ ref, waitsFor: Object.keys(fiber.inject).filter((name) => fiber.ctx.get(name) === undefined), slow: false })
+    if (failure) result.failed.push({ ref, error: failure.error })
+    else if (fiber.state === PENDING) result.idle.push({ ref, waitsFor: Object.keys(fiber.inject).filter((name) => fiber.ctx.get(name) === undefined), slow: false })
   }
-
-  // Last plugged first; a plugin still starting is given a second, not waited for.
-  for (const dispose of disposers.reverse()) await within(dispose(), 1000)
-  await within(providerFiber.dispose(), 1000)
-  return pass
+  return result
 }

@@ -1,5 +1,5 @@
 /**
- * `pnpm settings check`: check a settings document against the schemas of the
+ * `dsh settings check`: check a settings document against the schemas of the
  * plugins a deployment file mounts, without starting servers.
  *
  * 1. The deployment file is planned as `pnpm start` plans it (deployment.ts). Its

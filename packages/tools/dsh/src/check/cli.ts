@@ -1,11 +1,13 @@
 /**
- * The command line of `pnpm settings`: arguments, output lines, exit code.
+ * `dsh settings check`: arguments, output lines, exit code.
  * Kept apart from the entry point so tests can run it in process.
  */
-import { isAbsolute, relative } from 'node:path'
-import { checkSettings, UsageError, type CheckOptions, type CheckResult, type Problem } from './check.ts'
+import { isAbsolute, relative, resolve } from 'node:path'
+import { parseCommand } from '../args.ts'
+import { EXIT, type CliIo } from '../io.ts'
+import { checkSettings, UsageError, type CheckResult, type Problem } from './check.ts'
 
-export const USAGE = `usage: pnpm settings check [cordis.yml] [settings.yaml]
+export const CHECK_USAGE = `usage: dsh settings check [cordis.yml] [settings.yaml]
 
 Check a settings document against the schemas of the plugins a deployment file
 mounts, without starting servers: the plugins run against a read-only in-memory
@@ -20,18 +22,7 @@ Each problem is one line, <file>:<line>:<column>: <what>: <rule> [<code>];
 each warning (a key the plugin does not use, a section that would migrate)
 is one line, <file>:<line>:<column>: warning: <what>: <rule> [<code>]; then
 a summary line. Exit code: 0 no problems (warnings or not), 1 problems,
-2 usage error.`
-
-/** Where the command writes, and what it resolves against. */
-export interface CliIo {
-  out(line: string): void
-  err(line: string): void
-  /** Paths in the output are shown relative to this folder when they are inside it. */
-  cwd: string
-  env?: NodeJS.ProcessEnv
-  /** Passed to {@link checkSettings}. */
-  conditions?: CheckOptions['conditions']
-}
+2 usage error (or a file that cannot be read).`
 
 /** A path as output lines show it: relative to `cwd` when inside it, else absolute. */
 export function shownPath(file: string, cwd: string): string {
@@ -60,40 +51,22 @@ export function formatSummary(result: CheckResult, cwd: string): string {
   return `settings check: ${found} in ${shownPath(result.document, cwd)} against ${shownPath(result.deployment, cwd)} (${scope})`
 }
 
-/** Run `pnpm settings <argv…>` and answer its exit code. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [command, ...rest] = argv
-  if (command === '--help' || command === '-h' || command === 'help') {
-    io.out(USAGE)
-    return 0
-  }
-  if (command !== 'check') {
-    io.err(command === undefined ? 'pnpm settings: name a command' : `pnpm settings: unknown command ${JSON.stringify(command)}`)
-    io.err(USAGE)
-    return 2
-  }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(USAGE)
-    return 0
-  }
-  const flag = rest.find((arg) => arg.startsWith('-'))
-  if (flag !== undefined || rest.length > 2) {
-    io.err(flag !== undefined ? `pnpm settings check: unknown option ${JSON.stringify(flag)}` : 'pnpm settings check: at most two arguments, the deployment file and the document')
-    io.err(USAGE)
-    return 2
-  }
-  const [deployment = 'cordis.yml', document] = rest
+/** Run `dsh settings check <argv…>` and answer its exit code. */
+export async function runCheck(argv: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseCommand('dsh settings check', argv, io, CHECK_USAGE, {}, { maxPositionals: 2 })
+  if ('exit' in parsed) return parsed.exit
+  const [deployment = 'cordis.yml', document] = parsed.positionals
   let result: CheckResult
   try {
-    result = await checkSettings({ deployment, ...(document === undefined ? {} : { document }), env: io.env, conditions: io.conditions })
+    result = await checkSettings({ deployment: resolve(io.cwd, deployment), ...(document === undefined ? {} : { document: resolve(io.cwd, document) }), env: io.env, conditions: io.conditions })
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    io.err(`pnpm settings check: ${error.message}`)
-    return 2
+    io.err(`dsh settings check: ${error.message}`)
+    return EXIT.USAGE
   }
   for (const problem of result.problems) io.out(formatProblem(problem, io.cwd))
   for (const warning of result.warnings) io.out(formatWarning(warning, io.cwd))
   for (const note of result.notes) io.err(`note: ${note}`)
   io.out(formatSummary(result, io.cwd))
-  return result.problems.length ? 1 : 0
+  return result.problems.length ? EXIT.REFUSED : EXIT.OK
 }

@@ -1,5 +1,5 @@
 /**
- * What `pnpm settings check` warns about without failing: keys a stored
+ * What `dsh settings check` warns about without failing: keys a stored
  * section holds that its plugin's schema does not declare (left over from an
  * earlier version of the plugin, or typed by hand), and sections stored at
  * an older version of their plugin's settings, which migrate when the plugin

@@ -1,0 +1,7 @@
+export { runDsh, USAGE } from './main.ts'
+export { EXIT, type CliIo } from './io.ts'
+export { runStart, START_USAGE } from './start.ts'
+export { runCheck, CHECK_USAGE, formatProblem, formatWarning, formatSummary, shownPath } from './check/cli.ts'
+export { checkSettings, type CheckOptions, type CheckResult, type Problem, type ProblemCode } from './check/check.ts'
+export { runValueCommand, SETTINGS_USAGE, VALUE_COMMANDS } from './values/commands.ts'
+export type { SettingsAccess } from './values/access.ts'
