@@ -19,6 +19,7 @@ import { benchBurstVsConf } from './conf.ts'
 import { benchSingleVsConf } from './conf-single.ts'
 import { benchDescribe } from './describe.ts'
 import { markdownTable } from './format.ts'
+import { readCommandLine } from '../lib/command-line.ts'
 import { removeAllTemps, type Row } from './harness.ts'
 import { benchPacedBurst } from './paced.ts'
 import { benchPostgres } from './postgres.ts'
@@ -31,17 +32,16 @@ import { benchWire } from './wire.ts'
 
 const RESULTS = fileURLToPath(new URL('../../bench-results.json', import.meta.url))
 
-const USAGE = 'usage: pnpm bench [--scale]'
+const USAGE = `usage: pnpm bench [--scale]
 
-/** The command line: `--scale` adds the scaling grids; anything else is a usage error. */
-function parseArgs(argv: readonly string[]): { scale: boolean } | undefined {
-  let scale = false
-  for (const arg of argv) {
-    if (arg === '--scale') scale = true
-    else return undefined
-  }
-  return { scale }
-}
+Measure the settings seam, the file provider, the wire and PostgreSQL against
+their targets; print a table and write bench-results.json at the repository root.
+
+  --scale     add the scaling grids (10 to 10,000 namespaces, 1 KB to 10 MB sections)
+  -h, --help  print this help and run nothing
+
+Exit code: 0 every measurement ran (a missed target is reported, not failed),
+2 a measurement could not run, or a usage error.`
 
 const measurements: [string, () => Promise<Row[]>][] = [
   ['reads', benchReads],
@@ -95,11 +95,9 @@ function printGrid(grid: ScaleGrid): void {
 }
 
 async function main(): Promise<number> {
-  const args = parseArgs(process.argv.slice(2))
-  if (!args) {
-    console.error(USAGE)
-    return 2
-  }
+  const line = readCommandLine<{ scale?: boolean }>(process.argv.slice(2), USAGE, { scale: { type: 'boolean' } })
+  if ('exit' in line) return line.exit
+  const args = { scale: line.values.scale === true }
   const started = now()
   const rows: Row[] = []
   const grids: ScaleGrid[] = []

@@ -11,6 +11,7 @@
 import { writeFile } from 'node:fs/promises'
 import { cpus, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { readCommandLine } from '../lib/command-line.ts'
 import { faults } from './faults.ts'
 import { fuzz } from './fuzz.ts'
 import { handEdits } from './hand-edits.ts'
@@ -48,17 +49,29 @@ const scenarios: Scenario[] = [
   { id: 'real-files', title: 'real files', seconds: { quick: 5, full: 60 }, run: realFiles },
 ]
 
-function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {
-  const quick = argv.includes('--quick')
-  const at = argv.indexOf('--only')
-  const only = at >= 0 ? argv[at + 1]?.split(',') : undefined
-  const unknown = only?.filter((id) => !scenarios.some((scenario) => scenario.id === id))
-  if (unknown?.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${scenarios.map((scenario) => scenario.id).join(', ')}`)
-  return { quick, only }
+const USAGE = `usage: pnpm torture [--quick] [--only <id>,<id>…]
+
+Run adversarial scenarios against the real providers in real processes, print
+what was tried and what was lost (must be 0), and write torture-results.json at
+the repository root. The full run takes about 8 minutes.
+
+  --quick            a few seconds per scenario (about 2 minutes; what CI runs)
+  --only <ids>       only these scenarios, comma-separated: ${scenarios.map((scenario) => scenario.id).join(', ')}
+  -h, --help         print this help and run nothing
+
+Exit code: 0 nothing lost, 1 a scenario lost something or crashed, 2 usage error.`
+
+/** The scenarios `--only` names that do not exist, as a refusal; `undefined` when all do. */
+function unknownScenarios(values: { only?: string }): string | undefined {
+  const unknown = values.only?.split(',').filter((id) => !scenarios.some((scenario) => scenario.id === id))
+  return unknown?.length ? `unknown scenario ${unknown.join(', ')}; known: ${scenarios.map((scenario) => scenario.id).join(', ')}` : undefined
 }
 
 async function main(): Promise<number> {
-  const { quick, only } = parseArgs(process.argv.slice(2))
+  const line = readCommandLine<{ quick?: boolean; only?: string }>(process.argv.slice(2), USAGE, { quick: { type: 'boolean' }, only: { type: 'string' } }, unknownScenarios)
+  if ('exit' in line) return line.exit
+  const quick = line.values.quick === true
+  const only = line.values.only?.split(',')
   const started = performance.now()
   const rows: Row[] = []
   try {
