@@ -58,6 +58,8 @@ const EXPECTED_EXPORTS: Record<string, string[]> = {
   'dsh-remote': ['RemoteServer', 'RemoteClient', 'RemoteError', 'createRemote', 'default'],
   'dsh-remote/client': ['createRemote', 'RemoteError'],
   'dsh-remote/client-plugin': ['RemoteClient'],
+  'dsh-settings-page-assets': ['PAGE_ASSETS'],
+  dsh: ['runDsh', 'runStart', 'runCheck', 'checkSettings', 'EXIT'],
   'dsh-settings-controller': ['SettingsController', 'RemoteError', 'default'],
 }
 
@@ -143,8 +145,10 @@ describe('package manifests', () => {
     const { manifest } = pkg
     expect(manifest.exports?.['./package.json']).toBe('./package.json')
     expect(manifest.publishConfig?.exports).toEqual(withoutSource(manifest.exports!))
-    expect(manifest.files).toEqual(['dist', '!dist/**/*.map', '!dist/.tsbuildinfo'])
-    expect(manifest.scripts?.prepack).toBe('node --import tsx ../../../scripts/pack/prepack.ts')
+    // The page's package also ships the built page, which its prepack builds after placing the LICENSE.
+    const page = manifest.name === 'dsh-settings-page-assets'
+    expect(manifest.files).toEqual(['dist', '!dist/**/*.map', '!dist/.tsbuildinfo', ...(page ? ['page', '!page/**/*.map'] : [])])
+    expect(manifest.scripts?.prepack).toBe(`node --import tsx ../../../scripts/pack/prepack.ts${page ? ' && node --conditions=source --import tsx ../../../scripts/build-page.ts' : ''}`)
     expect(manifest.sideEffects).toBe(false)
   })
 
@@ -198,8 +202,11 @@ describe('packed packages', () => {
     const { files } = packedOf(pkg)
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']))
     const rest = files.filter((file) => !['package.json', 'README.md', 'LICENSE'].includes(file))
-    expect(rest.filter((file) => !/^dist\/.+\.(js|d\.ts)$/.test(file))).toEqual([])
-    const scripts = rest.filter((file) => file.endsWith('.js'))
+    // The page's package also ships the built page: its index.html and the assets it loads.
+    const shipsPage = pkg.manifest.name === 'dsh-settings-page-assets'
+    if (shipsPage) expect(rest).toEqual(expect.arrayContaining(['page/index.html', expect.stringMatching(/^page\/assets\/.+\.js$/)]))
+    expect(rest.filter((file) => !/^dist\/.+\.(js|d\.ts)$/.test(file) && !(shipsPage && /^page\/[^.][^/]*(\/[^.][^/]*)*$/.test(file) && !file.endsWith('.map')))).toEqual([])
+    const scripts = rest.filter((file) => file.startsWith('dist/') && file.endsWith('.js'))
     expect(scripts.length).toBeGreaterThan(0)
     for (const script of scripts) expect(files, `declarations of ${script}`).toContain(script.replace(/\.js$/, '.d.ts'))
     expect(readFileSync(join(packedOf(pkg).dir, 'LICENSE'), 'utf8')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'))

@@ -52,6 +52,8 @@ export class RemoteServer extends Service {
   private readonly configuredToken: string | undefined
   /** The service's own context (inside a method `this.ctx` is the caller's). */
   private readonly own: Context
+  /** The token in use once the server listens, for the line that announces an offered page. */
+  private token: string | undefined
 
   constructor(ctx: Context, config: RemoteServer.Options = {}) {
     super(ctx, 'remoteServer')
@@ -95,6 +97,7 @@ export class RemoteServer extends Service {
     const { token, narrowed, file } = await loadToken(this.configuredToken, this.home)
     if (narrowed) logger.warn('remote: %s was readable by others; its mode is now 0600', file)
     const { url, busy } = await this.wire.listen(token)
+    this.token = token
     if (busy.length) logger.info(`remote: ${busy.length === 1 ? 'port %s is' : 'ports %s are'} in use; took the next free one`, describeRange({ first: busy[0]!, last: busy.at(-1)! }))
     logger.info(`${this.serves ? 'page and API' : 'API'}: %s`, `${url}/#token=${token}`)
     // A record that cannot be written costs only the way commands find this host: they go through the provider instead.
@@ -127,6 +130,26 @@ export class RemoteServer extends Service {
       return () => wire.exposures.remove(exposure)
     }, `remoteServer.expose(${JSON.stringify(service)})`)
     return () => void dispose()
+  }
+
+  /**
+   * Offer a page to serve at `/` (a directory of built assets, such as the
+   * settings page's): served while the calling plugin lives, unless this
+   * server has `static` configured or another plugin's page is served
+   * already. The offer is an effect on the caller's fiber.
+   * @returns whether the page is served.
+   */
+  offerPage(dir: string): boolean {
+    const wire = this.wire
+    let served = false
+    this.ctx.effect(() => {
+      const withdraw = wire.offerPage(resolve(dir))
+      served = withdraw !== undefined
+      return () => withdraw?.()
+    }, 'remoteServer.offerPage()')
+    // The page's address with the token, as the start line gives it when the page is configured.
+    if (served) this.own.logger('remote').info('page and API: %s (the page from %s)', `${this.wire.url}/#token=${this.token}`, dir)
+    return served
   }
 
   /**

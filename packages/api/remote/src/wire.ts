@@ -45,7 +45,10 @@ const WILDCARDS = new Set(['0.0.0.0', '::', ''])
 export class RemoteWire {
   readonly exposures = new Exposures()
   private readonly calls = new Set<Call>()
-  private readonly assets: StaticAssets | undefined
+  /** The configured page assets (`static`), which no plugin's page replaces. */
+  private readonly configured: StaticAssets | undefined
+  /** Page assets a plugin offered (see {@link RemoteWire.offerPage}), served when nothing is configured. */
+  private offered: StaticAssets | undefined
   private server: Server | undefined
   private readonly hub: EventHub
   private policy: HostPolicy | undefined
@@ -62,7 +65,7 @@ export class RemoteWire {
   private readonly sockets = new Map<Socket, number>()
 
   constructor(private readonly options: WireOptions) {
-    this.assets = options.static === undefined ? undefined : new StaticAssets(options.static)
+    this.configured = options.static === undefined ? undefined : new StaticAssets(options.static)
     this.hub = new EventHub(options.pingIntervalMs)
   }
 
@@ -103,7 +106,7 @@ export class RemoteWire {
     const { address, busy } = await listenInRange(server, this.options.host, this.options.ports)
     this.bound(address)
     this.server = server
-    if (this.assets && !(await this.assets.exists())) {
+    if (this.configured && !(await this.configured.exists())) {
       this.options.logger.warn('remote: the static directory %s does not exist; every page answers 404', this.options.static)
     }
     return { url: this.url, busy }
@@ -243,14 +246,39 @@ export class RemoteWire {
     }
   }
 
+  /** The page assets served now: the configured ones, else the offered ones. */
+  private get assets(): StaticAssets | undefined {
+    return this.configured ?? this.offered
+  }
+
+  /** Whether a page is configured (`static`): an offered page is then never served. */
+  get pageConfigured(): boolean {
+    return this.configured !== undefined
+  }
+
+  /**
+   * Serve `dir` at `/` when no `static` is configured and no other page is
+   * offered; answers a function that stops serving it, or `undefined` when
+   * it is not served (the configured page, or an earlier offer, wins).
+   */
+  offerPage(dir: string): (() => void) | undefined {
+    if (this.configured || this.offered) return undefined
+    const offered = new StaticAssets(dir)
+    this.offered = offered
+    return () => {
+      if (this.offered === offered) this.offered = undefined
+    }
+  }
+
   /** Everything outside `/remote/`: the page assets, when there are any. */
   private async page(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-    if (!this.assets) throw new RemoteError('remote/not-found', 'this server serves no page')
+    const assets = this.assets
+    if (!assets) throw new RemoteError('remote/not-found', 'this server serves no page')
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(response, 'GET, HEAD')
-    const found = await this.assets.lookup(path)
+    const found = await assets.lookup(path)
     if (found.kind === 'refused') throw new RemoteError('remote/forbidden', 'that path is refused')
     if (found.kind === 'missing') throw new RemoteError('remote/not-found', 'no such page asset')
-    await this.assets.send(found, response, request.method === 'HEAD')
+    await assets.send(found, response, request.method === 'HEAD')
   }
 }
 

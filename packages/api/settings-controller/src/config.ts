@@ -23,6 +23,11 @@ export interface SettingsControllerConfig {
   opener?: string[] | false
   /** Preset roots, searched in order; defaults to one writable root `<home>/presets`. */
   presets?: PresetRoot[]
+  /**
+   * Offer the settings page of `dsh-settings-page-assets`, when installed, to the
+   * remote server to serve at `/` (a `static` folder configured there wins). Default `true`.
+   */
+  page?: boolean
 }
 
 /** The configuration schema cordis validates the plugin's entry with. */
@@ -41,6 +46,7 @@ export const SettingsControllerConfig: Schema<SettingsControllerConfig> = Schema
     ),
     Schema.const(undefined),
   ]).description('Preset roots, searched in order. Defaults to one writable root <home>/presets.'),
+  page: Schema.boolean().default(true).description('Serve the settings page of dsh-settings-page-assets at / when it is installed.'),
 }) as Schema<SettingsControllerConfig>
 
 /** A preset root after resolution: an absolute path. */
@@ -54,6 +60,8 @@ export interface ResolvedConfig {
   /** The opener command, or `false` when this host has none. */
   opener: readonly string[] | false
   presets: readonly ResolvedPresetRoot[]
+  /** Whether to offer the settings page to the remote server. */
+  page: boolean
 }
 
 /**
@@ -90,5 +98,6 @@ export function resolveConfig(config: SettingsControllerConfig = {}, env: NodeJS
     if (typeof root?.path !== 'string' || !root.path.trim()) throw new TypeError(`settings-controller: presets[${index}].path must be a directory path`)
     return Object.freeze({ path: resolve(home, expandHome(root.path.trim())), writable: root.writable === true })
   })
-  return { opener, presets: Object.freeze(presets) }
+  if (config.page !== undefined && typeof config.page !== 'boolean') throw new TypeError('settings-controller: page must be true or false')
+  return { opener, presets: Object.freeze(presets), page: config.page ?? true }
 }

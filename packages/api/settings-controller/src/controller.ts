@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path'
 import { Service, type Context, type Logger } from 'cordis'
+import { offerSettingsPage } from './page.ts'
 import { RemoteError } from 'dsh-remote'
 import {
   getSection,
@@ -98,6 +99,7 @@ export class SettingsController extends Service {
     this.options = resolveConfig(config)
     this.logger = ctx.logger('settings-controller')
     serveOnWire(ctx, this, this.logger)
+    if (this.options.page) offerSettingsPage(ctx, this.logger)
   }
 
   /** The mounted settings service, looked up per call because it may come and go. */

@@ -1,0 +1,124 @@
+/**
+ * What a consumer does with our packages: the packed tarballs installed by
+ * npm (third-party dependencies from the registry) into a fresh ESM project
+ * with its own `cordis.yml`, then `npx dsh settings check`, `npx dsh settings
+ * set` (through the provider, then through the running host) and `npx dsh
+ * start`, which serves the settings page at `/` with no `static` setting.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TempDirs } from '../lib/temp-dirs.ts'
+import { buildPackages, packPackage, runCommand, type RunResult } from './packing.ts'
+import { publishedPackages, readJson, ROOT, type Manifest } from './workspace.ts'
+
+const PLUGIN = `import Schema from 'schemastery'
+export const name = 'demo'
+export const inject = ['settings']
+export function apply(ctx) {
+  const demo = ctx.settings.register('demo', Schema.object({
+    limit: Schema.natural().max(50).default(10),
+    token: Schema.string().role('secret'),
+  }))
+  ctx.logger('demo').info('limit=%s', demo.get().limit)
+}
+`
+
+const DEPLOYMENT = `plugins:
+  dsh-settings-file:
+    home: .dsh
+  dsh-remote:
+    home: .dsh
+    port: 0
+  dsh-settings-controller:
+    home: .dsh
+  ./plugin.mjs: {}
+`
+
+const SECRET = 'consumer-secret-4b1d'
+
+describe('a consumer project installed from the packed tarballs', () => {
+  const temp = new TempDirs('dsh-consumer')
+  let app: string
+
+  /** `npx dsh <args>` in the consumer project, with npm's own environment. */
+  const npx = (...args: string[]): Promise<RunResult> => runCommand('npx', ['--no-install', 'dsh', ...args], app, { ...process.env, NODE_OPTIONS: '' })
+
+  beforeAll(async () => {
+    const build = await buildPackages()
+    if (!build.ok) throw new Error(`tsc -b failed:\n${build.stdout}\n${build.stderr}`)
+    const root = temp.create('project')
+    const packed = await Promise.all(publishedPackages().map((pkg) => packPackage(pkg, join(root, 'tarballs'), join(root, 'extracted'))))
+    app = join(root, 'app')
+    const cordis = readJson<Manifest>(join(ROOT, 'node_modules', 'cordis', 'package.json')).version
+    const schemastery = readJson<Manifest>(join(ROOT, 'node_modules', 'schemastery', 'package.json')).version
+    const dependencies: Record<string, string> = { cordis, schemastery }
+    for (const entry of packed) dependencies[entry.manifest.name] = `file:${entry.tarball}`
+    await runCommand('mkdir', ['-p', app], root)
+    writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'dsh-consumer', private: true, type: 'module', dependencies }, null, 2)}\n`)
+    writeFileSync(join(app, 'plugin.mjs'), PLUGIN)
+    writeFileSync(join(app, 'cordis.yml'), DEPLOYMENT)
+    const installed = await runCommand('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], app)
+    if (!installed.ok) throw new Error(`npm install failed:\n${installed.stdout}\n${installed.stderr}`)
+  }, 300_000)
+
+  afterAll(() => temp.removeAll())
+
+  it('has a dsh executable that prints its usage', async () => {
+    const help = await npx('--help')
+    expect(help.ok).toBe(true)
+    expect(help.stdout).toMatch(/^usage: dsh <command>/)
+    const unknown = await npx('settings', 'set', '--frobnicate')
+    expect(unknown.ok).toBe(false)
+    expect(unknown.stderr).toContain('usage: dsh settings set')
+  })
+
+  it('sets a value through the provider, checks the document, and reads it back with the secret as (set)', { timeout: 120_000 }, async () => {
+    expect((await npx('settings', 'set', 'demo.limit', '5')).stdout).toContain('via the provider')
+    expect((await npx('settings', 'set', 'demo.token', SECRET)).ok).toBe(true)
+    const stored = readFileSync(join(app, '.dsh', 'settings.yaml'), 'utf8')
+    expect(stored).toMatch(/^demo:\n {2}limit: 5\n {2}token: consumer-secret-4b1d\n/m)
+    const check = await npx('settings', 'check')
+    expect(check.ok).toBe(true)
+    expect(check.stdout).toContain('settings check: no problems in .dsh/settings.yaml against cordis.yml (namespaces: demo')
+    const got = await npx('settings', 'get', 'demo', '--json')
+    expect(JSON.parse(got.stdout)).toEqual({ limit: 5, token: '(set)' })
+    const refused = await npx('settings', 'set', 'demo.limit', '987654')
+    expect(refused.ok).toBe(false)
+    // What dsh printed (runCommand appends the failed command line, which holds the value as typed).
+    const printed = new Set(refused.stderr.split('\n').filter((line) => line.startsWith('dsh ')))
+    expect(printed).toEqual(new Set(['dsh settings set: settings "demo" is invalid at $.limit: expected number <= 50 [settings/rejected]']))
+  })
+
+  it('starts the deployment with npx dsh start, serves the page at /, takes a set through the host, and stops on SIGTERM', { timeout: 120_000 }, async () => {
+    // Its own process group, so the signal reaches dsh itself and not only npm's wrapper.
+    const child = spawn('npx', ['--no-install', 'dsh', 'start'], { cwd: app, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    let output = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
+    try {
+      const record = join(app, '.dsh', 'remote-host.json')
+      const deadline = Date.now() + 60_000
+      while (!existsSync(record)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npx dsh start did not start:\n${output}`)
+        await new Promise((done) => setTimeout(done, 100))
+      }
+      const { url, pid } = JSON.parse(readFileSync(record, 'utf8')) as { url: string; pid: number }
+      const page = await fetch(`${url}/`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain('<title>Settings</title>')
+      expect(output).toContain('page and API:')
+      const set = await npx('settings', 'set', 'demo.limit', '7')
+      expect(set.stdout).toContain(`via the running host at ${url}`)
+      expect(readFileSync(join(app, '.dsh', 'settings.yaml'), 'utf8')).toContain('  limit: 7\n')
+      // SIGTERM to dsh itself (npm's wrapper does not pass signals on): it stops, and npx exits with its code.
+      process.kill(pid, 'SIGTERM')
+      expect(await exited).toBe(0)
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
+    }
+    expect(existsSync(join(app, '.dsh', 'remote-host.json'))).toBe(false)
+  })
+})
