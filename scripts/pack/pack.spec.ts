@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TempDirs } from '../lib/temp-dirs.ts'
 import { assembleConsumer, buildPackages, packPackage, runCommand, runPlainNode, type ConsumerLayout, type Packed } from './packing.ts'
@@ -45,7 +46,7 @@ const byDir = (list: WorkspacePackage[]) => list.map((pkg) => [pkg.dir, pkg] as 
 
 /** Named exports each published entry point must offer; an entry point not listed must offer at least one. */
 const EXPECTED_EXPORTS: Record<string, string[]> = {
-  'dsh-home': ['resolveHome', 'resolveDocumentPath', 'expandHome'],
+  'dsh-settings-home': ['resolveHome', 'resolveDocumentPath', 'expandHome'],
   'dsh-scope': ['createScope', 'scopeOf', 'SCOPE_ID_PATTERN'],
   'dsh-settings': ['SettingsProvider', 'SettingsValidationError', 'dataEqual', 'installSettingsSection'],
   'dsh-settings/memory': ['MemorySettingsProvider', 'default'],
@@ -153,9 +154,12 @@ describe('package manifests', () => {
   })
 
   it.each(byDir(plugins))('%s: the cordis metadata declares every service its sources name', (_, pkg) => {
-    const services = pkg.manifest.cordis!.services!
+    // `service`, as cordis's and Koishi's manifest readers read it (never `services`), and a description in English and Chinese.
+    expect(Object.keys(pkg.manifest.cordis!).sort()).toEqual(['description', 'service'])
+    const services = pkg.manifest.cordis!.service!
     expect(Object.keys(services).sort()).toEqual(['implements', 'optional', 'required'])
     expect(pkg.manifest.cordis!.description?.en?.length).toBeGreaterThan(0)
+    expect(pkg.manifest.cordis!.description?.zh).toMatch(/[\u4e00-\u9fff]/)
     const provided = new Set<string>()
     const injected = new Set<string>()
     const required = new Set<string>()
@@ -174,6 +178,28 @@ describe('package manifests', () => {
     expect(services.required).toEqual(expect.arrayContaining([...required]))
     const declared = [...(services.required ?? []), ...(services.optional ?? []), ...implemented]
     expect(declared).toEqual(expect.arrayContaining([...injected]))
+  })
+})
+
+/** The plugin a package's main entry offers the loader: its default export, or the module itself when it has `apply`. */
+async function mainPlugin(pkg: WorkspacePackage): Promise<boolean> {
+  const main = pkg.manifest.exports?.['.']
+  const source = typeof main === 'string' ? main : (main?.source as string | undefined)
+  if (source === undefined) return false
+  const entry = (await import(pathToFileURL(join(pkg.path, source)).href)) as { default?: unknown; apply?: unknown }
+  const isPlugin = (value: unknown) => typeof value === 'function' || (typeof value === 'object' && value !== null && typeof (value as { apply?: unknown }).apply === 'function')
+  return isPlugin(entry.default) || typeof entry.apply === 'function'
+}
+
+describe('what the metadata claims', () => {
+  it.each(byDir(plugins))('%s: a cordis block means the main entry exports a plugin', async (_, pkg) => {
+    expect(await mainPlugin(pkg)).toBe(true)
+  })
+
+  it('a package whose main entry exports no plugin carries no cordis block', async () => {
+    for (const pkg of all.filter((candidate) => candidate.manifest.cordis === undefined)) {
+      expect({ name: pkg.manifest.name, plugin: await mainPlugin(pkg) }).toEqual({ name: pkg.manifest.name, plugin: false })
+    }
   })
 })
 

@@ -44,7 +44,9 @@ export type ExportsMap = { [key: string]: string | ExportsMap }
 
 /** A cordis plugin's metadata, as the package.json `cordis` field carries it. */
 export interface CordisMetadata {
-  services?: { required?: string[]; optional?: string[]; implements?: string[] }
+  /** The services the plugin needs, may use and provides, as cordis's and Koishi's manifest readers read them. */
+  service?: { required?: string[]; optional?: string[]; implements?: string[] }
+  /** The plugin's description per locale (`en`, `zh`). */
   description?: Record<string, string>
 }
 

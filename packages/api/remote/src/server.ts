@@ -1,5 +1,5 @@
 import { Service, type Context } from 'cordis'
-import { expandHome, resolveHome } from 'dsh-home'
+import { expandHome, resolveHome } from 'dsh-settings-home'
 import { resolve } from 'node:path'
 import Schema from 'schemastery'
 import { PING_INTERVAL_MS } from './event-hub.ts'

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { expandHome, resolveHome } from 'dsh-home'
+import { expandHome, resolveHome } from 'dsh-settings-home'
 import Schema from 'schemastery'
 
 /** One directory that holds agent presets, one sub-directory per preset id. */

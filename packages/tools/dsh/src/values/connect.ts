@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Context, type Fiber } from 'cordis'
-import { resolveHome } from 'dsh-home'
+import { resolveHome } from 'dsh-settings-home'
 import { importPlugin } from 'dsh-loader'
 import { createRemote } from 'dsh-remote/client'
 import { HOST_FILE, TOKEN_FILE } from 'dsh-remote'
