@@ -1,37 +1,10 @@
 import { parse } from 'yaml'
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import { interpolate } from './interpolate.ts'
+import { DeploymentError, type Entry } from './entries.ts'
+import { planListEntries } from './list-form.ts'
 
-/** One plugin to plug, as a deployment file declares it. */
-export interface PluginEntry {
-  kind: 'plugin'
-  /** The entry's key: its identity across reloads. */
-  key: string
-  /** Module specifier: a package name, or a path starting with `./` (relative to the deployment file). */
-  specifier: string
-  /** The optional `:label` that lets one plugin be plugged twice. */
-  label?: string
-  /** The config after environment interpolation. */
-  config: unknown
-}
-
-/** A named scope holding its own entries. */
-export interface ScopeEntry {
-  kind: 'scope'
-  key: string
-  /** The scope id (`preset/coder`). */
-  name: string
-  entries: Entry[]
-}
-
-/** One item of a deployment. */
-export type Entry = PluginEntry | ScopeEntry
-
-/** A deployment file is wrong; the message names the entry. */
-export class DeploymentError extends Error {
-  override readonly name = 'DeploymentError'
-  readonly code = 'DEPLOYMENT_INVALID'
-}
+export { DeploymentError, type Entry, type PluginEntry, type ScopeEntry } from './entries.ts'
 
 const LABEL = /^[a-z0-9][a-z0-9-]*$/
 
@@ -74,7 +47,8 @@ export function planEntries(map: unknown, env: NodeJS.ProcessEnv, where = 'plugi
 }
 
 /**
- * Parse a deployment file's text into its entries.
+ * Parse a deployment file's text into its entries: a map with a `plugins:`
+ * key (ours), or a list of entries (cordis 4's own form, see `list-form.ts`).
  * @throws {DeploymentError} for unparsable YAML (with its position) or a malformed layout.
  */
 export function planDeployment(text: string, env: NodeJS.ProcessEnv = process.env): Entry[] {
@@ -87,6 +61,8 @@ export function planDeployment(text: string, env: NodeJS.ProcessEnv = process.en
     const code = (error as { code?: string }).code
     throw new DeploymentError(`the deployment file is not valid YAML${position ? ` at line ${position.line}, column ${position.col}` : ''}${code ? ` (${code})` : ''}`)
   }
-  if (typeof data !== 'object' || Array.isArray(data)) throw new DeploymentError('the deployment file must be a map with a plugins key')
+  // cordis 4's own form: a list of loader entries.
+  if (Array.isArray(data)) return planListEntries(data, env)
+  if (typeof data !== 'object') throw new DeploymentError('the deployment file must be a map with a plugins key, or a list of cordis loader entries')
   return planEntries((data as { plugins?: unknown }).plugins, env)
 }

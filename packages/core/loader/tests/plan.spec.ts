@@ -258,12 +258,13 @@ describe('planDeployment: malformed files', () => {
   })
 
   it.each([
-    ['a list', '- a\n- b\n'],
-    ['a string', 'just text\n'],
-  ])('refuses a file whose root is %s', (_, text) => {
+    // A list is cordis's own form (list-form.spec.ts): a list of strings is not one.
+    ['a list of strings', '- a\n- b\n', /cordis\.yml\[0\]: an entry must be a map with id and name/],
+    ['a string', 'just text\n', /must be a map with a plugins key, or a list of cordis loader entries/],
+  ])('refuses a file whose root is %s', (_, text, message) => {
     const error = failure(() => planDeployment(text, {}))
     expect(error).toBeInstanceOf(DeploymentError)
-    expect(error.message).toMatch(/must be a map with a plugins key/)
+    expect(error.message).toMatch(message)
   })
 
   it.each([

@@ -319,3 +319,65 @@ describe('runDeployment', () => {
     expect((await readdir(dir)).filter((name) => /\.(lock|tmp)$/.test(name))).toEqual([])
   })
 })
+
+describe('runDeployment with cordis 4 list form', () => {
+  const list = (...entries: string[]) => `${entries.join('\n')}\n`
+  const probe = (id: string, n: number, disabled = false) => `- id: ${id}\n  name: ./plugin.mjs\n${disabled ? '  disabled: true\n' : ''}  config:\n    id: ${id}\n    n: ${n}`
+  const group = (id: string, children: string[], disabled = false) =>
+    `- id: ${id}\n  name: cordis/group\n  group: true\n${disabled ? '  disabled: true\n' : ''}  config:\n${children.map((child) => child.replace(/^/gm, '    ')).join('\n')}`
+
+  it('re-plugs by id exactly as the map form does: a changed config, a disabled entry or group, a removed entry', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'cordis.yml')
+    await writeFile(file, list(probe('one', 1), probe('two', 1), group('g', [probe('three', 1)])))
+    const { deployment, lines } = await start(file)
+    await eventually(() => expect(probeLines(lines)).toHaveLength(3))
+
+    // One config changed: only that entry re-plugs.
+    await writeFile(file, list(probe('one', 1), probe('two', 2), group('g', [probe('three', 1)])))
+    await deployment.reload()
+    await eventually(() => expect(probeLines(lines)).toHaveLength(5))
+    expect(probeLines(lines).slice(3)).toEqual(['dispose {"id":"two","n":1}', 'apply {"id":"two","n":2}'])
+
+    // The group disabled: its child goes; the others stay.
+    await writeFile(file, list(probe('one', 1), probe('two', 2), group('g', [probe('three', 1)], true)))
+    await deployment.reload()
+    await eventually(() => expect(probeLines(lines)).toHaveLength(6))
+    expect(probeLines(lines)[5]).toBe('dispose {"id":"three","n":1}')
+
+    // Enabled again, one entry disabled and one removed.
+    await writeFile(file, list(probe('one', 1, true), group('g', [probe('three', 1)])))
+    await deployment.reload()
+    await eventually(() => expect(probeLines(lines)).toHaveLength(9))
+    expect(probeLines(lines).slice(6).sort()).toEqual(['apply {"id":"three","n":1}', 'dispose {"id":"one","n":1}', 'dispose {"id":"two","n":2}'])
+    await deployment.stop()
+    expect(probeLines(lines).at(-1)).toBe('dispose {"id":"three","n":1}')
+  })
+
+  it('runs the default plugins from a list-form file, re-plugging only the edited one', { timeout: 60_000 }, async () => {
+    const dir = await tempDir(true)
+    const file = join(dir, 'cordis.yml')
+    const document = join(dir, 'settings.yaml')
+    await writeFile(document, 'web-search:\n  limit: 7\n')
+    const deployment = (engine: string) =>
+      list(
+        `- id: files\n  name: dsh-settings-file\n  config:\n    path: ${document}\n    watch: false`,
+        `- id: search\n  name: dsh-example-web-search\n  config:\n    engine: ${engine}`,
+        '- id: coder\n  name: cordis/group\n  group: true\n  scope: preset/coder\n  config:\n    - id: search\n      name: dsh-example-web-search\n      config:\n        engine: duckduckgo',
+        '- id: off\n  name: dsh-example-assistant\n  disabled: true',
+      )
+    await writeFile(file, deployment('bing'))
+    const { deployment: running, lines } = await start(file)
+    const ready = () => lines.filter((line) => line.startsWith('[I] web-search ready:'))
+    await eventually(() => expect(ready()).toHaveLength(2))
+    expect(ready()).toContain('[I] web-search ready: engine=bing limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+    expect(ready()).toContain('[I] web-search ready: engine=duckduckgo limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+    expect(lines.some((line) => line.startsWith('[I] assistant'))).toBe(false)
+
+    await writeFile(file, deployment('google'))
+    await running.reload()
+    await eventually(() => expect(ready()).toHaveLength(3))
+    expect(ready()[2]).toBe('[I] web-search ready: engine=google limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+    expect(lines.filter((line) => line.startsWith('[E]'))).toEqual([])
+  })
+})

@@ -138,6 +138,17 @@ describe('dsh settings check: the example deployment', () => {
   })
 })
 
+describe('dsh settings check: cordis 4 list form', () => {
+  it('finds in a document exactly what it finds against the same deployment written as a plugins: map', async () => {
+    const file = `${FIXTURES}/problems.yaml`
+    const map = await check(DEPLOYMENT, file)
+    const listed = await check(`${FIXTURES}/list.cordis.yml`, file)
+    expect(listed.code).toBe(1)
+    expect(listed.out.slice(0, -1)).toEqual(map.out.slice(0, -1))
+    expect(listed.out.at(-1)).toBe(map.out.at(-1)!.replace(DEPLOYMENT, `${FIXTURES}/list.cordis.yml`))
+  })
+})
+
 describe('dsh settings check: plugins that fare badly', () => {
   it('reports failed plugins in the deployment file, runs again to reach later registrations, and notes what did not start', async () => {
     const deployment = `${FIXTURES}/plugins.cordis.yml`
