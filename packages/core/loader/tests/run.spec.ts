@@ -55,6 +55,16 @@ async function start(file: string, options: { watch?: boolean; debounceMs?: numb
 /** The probe's lines: `apply {...}` / `dispose {...}`. */
 const probeLines = (lines: string[]) => lines.filter((line) => line.startsWith('[I] probe ')).map((line) => line.slice('[I] probe '.length))
 
+/** The example web-search plugin's ready lines. */
+const webSearchReady = (lines: string[]) => lines.filter((line) => line.startsWith('[I] web-search ready:'))
+const readyLine = (engine: string) => `[I] web-search ready: engine=${engine} limit=7 safeSearch=moderate apiKey=unset mirrors=0`
+
+/** Resolves once the global example (bing) and the preset/coder one (duckduckgo) are ready over a document with limit 7. */
+async function bothExamplesReady(lines: string[]): Promise<void> {
+  await eventually(() => expect(webSearchReady(lines)).toHaveLength(2))
+  expect(webSearchReady(lines)).toEqual(expect.arrayContaining([readyLine('bing'), readyLine('duckduckgo')]))
+}
+
 const twoProbes = (twoN: number) => yaml('  ./plugin.mjs:one:', '    id: one', '  ./plugin.mjs:two:', '    id: two', `    n: ${twoN}`)
 
 /** `twoProbes(1)` deployed from a fresh folder, once both probes have applied. */
@@ -295,10 +305,8 @@ describe('runDeployment', () => {
       )
     await writeFile(file, deployment('bing'))
     const { deployment: running, lines } = await start(file)
-    const ready = () => lines.filter((line) => line.startsWith('[I] web-search ready:'))
-    await eventually(() => expect(ready()).toHaveLength(2))
-    expect(ready()).toContain('[I] web-search ready: engine=bing limit=7 safeSearch=moderate apiKey=unset mirrors=0')
-    expect(ready()).toContain('[I] web-search ready: engine=duckduckgo limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+    const ready = () => webSearchReady(lines)
+    await bothExamplesReady(lines)
 
     let documentPath: string | undefined
     running.root.inject(['settings'], (ctx: Context) => {
@@ -309,7 +317,7 @@ describe('runDeployment', () => {
     await writeFile(file, deployment('google'))
     await running.reload()
     await eventually(() => expect(ready()).toHaveLength(3))
-    expect(ready()[2]).toBe('[I] web-search ready: engine=google limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+    expect(ready()[2]).toBe(readyLine('google'))
     // The provider, the probe and the scoped example kept running.
     expect(probeLines(lines)).toEqual(['apply {"id":"probe"}'])
     expect(lines.filter((line) => line.startsWith('[E]'))).toEqual([])
@@ -368,16 +376,14 @@ describe('runDeployment with cordis 4 list form', () => {
       )
     await writeFile(file, deployment('bing'))
     const { deployment: running, lines } = await start(file)
-    const ready = () => lines.filter((line) => line.startsWith('[I] web-search ready:'))
-    await eventually(() => expect(ready()).toHaveLength(2))
-    expect(ready()).toContain('[I] web-search ready: engine=bing limit=7 safeSearch=moderate apiKey=unset mirrors=0')
-    expect(ready()).toContain('[I] web-search ready: engine=duckduckgo limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+    const ready = () => webSearchReady(lines)
+    await bothExamplesReady(lines)
     expect(lines.some((line) => line.startsWith('[I] assistant'))).toBe(false)
 
     await writeFile(file, deployment('google'))
     await running.reload()
     await eventually(() => expect(ready()).toHaveLength(3))
-    expect(ready()[2]).toBe('[I] web-search ready: engine=google limit=7 safeSearch=moderate apiKey=unset mirrors=0')
+    expect(ready()[2]).toBe(readyLine('google'))
     expect(lines.filter((line) => line.startsWith('[E]'))).toEqual([])
   })
 })

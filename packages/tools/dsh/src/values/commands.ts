@@ -15,6 +15,9 @@ import { AddressError, parseAddress } from './address.ts'
 import { connect, UnavailableError } from './connect.ts'
 import { diffLines, historyLines, sectionName, SECRET_SET, showValue, valueAt, withSecretMarks } from './format.ts'
 
+/** The help line of `--revision`, which every write command takes. */
+const REVISION = '  --revision <n>           refuse the write if the section changed since revision n'
+
 const COMMON = `  -d, --deployment <file>  the deployment file (default: cordis.yml)
   --json                   print what was read or done as JSON, for scripts
   -h, --help               print this help`
@@ -103,7 +106,7 @@ global settings, or of a named scope), judged by the plugin's schema first.
 The value is YAML or JSON: 10, true, bing, "a string", [a, b], { a: 1 }.
 
   -s, --scope <id>         write the named scope's section (preset/coder)
-  --revision <n>           refuse the write if the section changed since revision n
+${REVISION}
 ${COMMON}`,
     options: WRITE_OPTIONS,
     positionals: [2, 2],
@@ -120,7 +123,7 @@ Remove one stored value, so the lower layers (the deployment's base, the
 schema's default) apply again. Nothing else in the section is touched.
 
   -s, --scope <id>         write the named scope's section (preset/coder)
-  --revision <n>           refuse the write if the section changed since revision n
+${REVISION}
 ${COMMON}`,
     options: WRITE_OPTIONS,
     positionals: [1, 1],
@@ -137,7 +140,7 @@ Empty a namespace's stored section: every value falls back to the deployment's
 base and the schema's defaults. The replaced section is kept as a version.
 
   -s, --scope <id>         reset the named scope's section (preset/coder)
-  --revision <n>           refuse the write if the section changed since revision n
+${REVISION}
 ${COMMON}`,
     options: WRITE_OPTIONS,
     positionals: [1, 1],
