@@ -14,7 +14,7 @@ import { createRemote } from 'dsh-remote/client'
 import { HOST_FILE, TOKEN_FILE } from 'dsh-remote'
 import SettingsController, { type SettingsRemote } from 'dsh-settings-controller'
 import type { SettingsProvider } from 'dsh-settings'
-import { plugPlanned, readDeployment, settlePlugged, UsageError, type Deployment } from '../check/deployment.ts'
+import { plugPlanned, readDeployment, settlePlugged, type Deployment, type EntryRef } from '../check/deployment.ts'
 import type { CliIo } from '../io.ts'
 import type { SettingsAccess } from './access.ts'
 
@@ -109,8 +109,8 @@ async function startLocally(file: string, deployment: Deployment, io: CliIo): Pr
   const controllerConfig = structuredClone(deployment.network.get('dsh-settings-controller')?.entry.config ?? {})
   const controllerFiber = root.plugin(SettingsController, controllerConfig as never)
   fibers.push(controllerFiber)
-  const failed: { ref: { entry: { key: string } }; error: unknown }[] = []
-  const { plugged, disposers } = plugPlanned(root, deployment.planned, failed as never)
+  const failed: { ref: EntryRef; error: unknown }[] = []
+  const { plugged, disposers } = plugPlanned(root, deployment.planned, failed)
   const settled = await settlePlugged(plugged, Date.now() + START_MS)
   // Only the plugin's key and the error's kind: a plugin's message may quote its config.
   for (const { ref, error } of [...failed, ...settled.failed]) io.err(`note: plugin ${ref.entry.key} did not start (${(error as Error)?.name ?? 'error'})`)
@@ -151,4 +151,3 @@ export async function connect(file: string, io: CliIo, { reveal = false }: { rev
   return startLocally(file, deployment, io)
 }
 
-export { UsageError }
