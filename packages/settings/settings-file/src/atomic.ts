@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import fs, { closeSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
@@ -82,20 +83,46 @@ export async function replaceWith(temp: string, file: string): Promise<void> {
 }
 
 /**
+ * The name `temp` takes just before the last look: a sibling temp name of the
+ * same writer (so a sweep still recognizes it), with new random digits.
+ */
+function fencedName(temp: string): string {
+  const random = randomBytes(6).toString('hex')
+  return /\.[0-9a-f]{12}\.tmp$/.test(temp) ? temp.replace(/\.[0-9a-f]{12}\.tmp$/, `.${random}.tmp`) : `${temp}.${random}`
+}
+
+/**
  * Rename `temp` over `file` only if `file` is still the inode `expectedIno`,
  * then fsync the folder. The check and the rename run back to back without
  * yielding to the event loop, so the window in which a rename by someone else
- * goes unseen is the time between two system calls. `temp` is removed if the
- * rename fails; it stays for the caller when the check fails.
+ * goes unseen is the time between two system calls.
+ *
+ * Before the check, `temp` is renamed to a sibling name: a rename takes the
+ * folder's lock, so it waits for a rename already under way in the folder (an
+ * editor's save swapping its file in), and the check that follows sees that
+ * save instead of the file it is about to replace. `temp` is removed if the
+ * rename fails; it is back at `temp` for the caller when the check fails.
  * @returns false (nothing renamed) when `file` is no longer that inode.
  */
 export async function replaceIfSame(temp: string, file: string, expectedIno: bigint): Promise<boolean> {
+  const fenced = fencedName(temp)
+  let at = temp
   try {
-    if (statSync(file, { bigint: true }).ino !== expectedIno) return false
-    renameSync(temp, file)
+    renameSync(temp, fenced)
+    at = fenced
+    if (statSync(file, { bigint: true }).ino !== expectedIno) {
+      renameSync(fenced, temp)
+      return false
+    }
+    renameSync(fenced, file)
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && at === fenced) {
+      // The document is gone: the temp goes back to its name, as a failed check leaves it.
+      await rename(fenced, temp).catch(() => unlink(fenced).catch(() => {}))
+      return false
+    }
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
-    await unlink(temp).catch(() => {})
+    await unlink(at).catch(() => {})
     throw error
   }
   await syncDirectory(dirname(file))

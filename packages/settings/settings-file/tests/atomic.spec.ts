@@ -21,11 +21,11 @@
  * The real random names cannot be hit by an attacker planting ahead of time; the mock only shows
  * what would happen if one were.
  */
-import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile, chmod } from 'node:fs/promises'
+import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat, symlink, writeFile, chmod } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { placeNew, writeFileAtomic, writeTemp } from '../src/atomic.ts'
+import { placeNew, replaceIfSame, writeFileAtomic, writeTemp } from '../src/atomic.ts'
 import { tempName as tempNameOf } from '../src/leftovers.ts'
 import { currentOwner } from '../src/owner.ts'
 
@@ -104,6 +104,33 @@ describe('writeFileAtomic', () => {
     expect(await readFile(file, 'utf8')).toBe('first: 1\n')
     await rm(first)
     await rm(second)
+    expect(await temps(dir)).toEqual([])
+  })
+
+  it('replaces a file only while it is the inode read, leaving the temp at its own name when it is not', async () => {
+    const file = join(dir, 'settings.yaml')
+    await writeFile(file, 'read: 1\n')
+    const read = (await stat(file, { bigint: true })).ino
+    // An editor's rename save brings a new inode: the replace is refused and nothing moves.
+    await writeFile(join(dir, 'editor.tmp~'), 'editor: 1\n')
+    await rename(join(dir, 'editor.tmp~'), file)
+    const refused = await writeTemp(file, 'ours: 1\n')
+    expect(await replaceIfSame(refused, file, read)).toBe(false)
+    expect(await readFile(file, 'utf8')).toBe('editor: 1\n')
+    expect(await readFile(refused, 'utf8')).toBe('ours: 1\n')
+    await rm(refused)
+    // The document removed meanwhile: refused the same way.
+    const now = (await stat(file, { bigint: true })).ino
+    await rm(file)
+    const orphan = await writeTemp(file, 'ours: 2\n')
+    expect(await replaceIfSame(orphan, file, now)).toBe(false)
+    expect(await readFile(orphan, 'utf8')).toBe('ours: 2\n')
+    await rm(orphan)
+    // The inode read is still there: replaced, and no temp is left under any name.
+    await writeFile(file, 'read: 2\n')
+    const placed = await writeTemp(file, 'ours: 3\n')
+    expect(await replaceIfSame(placed, file, (await stat(file, { bigint: true })).ino)).toBe(true)
+    expect(await readFile(file, 'utf8')).toBe('ours: 3\n')
     expect(await temps(dir)).toEqual([])
   })
 
