@@ -106,7 +106,12 @@ describe('a consumer project installed from the packed tarballs', () => {
         await new Promise((done) => setTimeout(done, 100))
       }
       const { url, pid } = JSON.parse(readFileSync(record, 'utf8')) as { url: string; pid: number }
-      const page = await fetch(`${url}/`)
+      // The server says where it runs before the controller has offered it the page: wait for the offer.
+      let page = await fetch(`${url}/`)
+      for (const until = Date.now() + 20_000; page.status === 404 && Date.now() < until; page = await fetch(`${url}/`)) {
+        await page.body?.cancel()
+        await new Promise((done) => setTimeout(done, 100))
+      }
       expect(page.status).toBe(200)
       expect(await page.text()).toContain('<title>Settings</title>')
       expect(output).toContain('page and API:')

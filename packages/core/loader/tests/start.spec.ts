@@ -139,8 +139,9 @@ describe('scripts/start.ts', () => {
   it('runs the default cordis.yml and serves the settings page, building it first when needed', { timeout: 90_000 }, async () => {
     const home = await tempDir(tmpdir(), 'dsh-start-home-')
     const started = startScript(join(WORKSPACE, 'cordis.yml'), { DSH_HOME: home, DSH_PORT: '0' })
-    await waitFor(started, 'API: http://', 80_000)
-    const url = /(?:page and )?API: (http:\/\/[^/\s]+)\/#token=\S+/.exec(started.stdout())?.[1]
+    // The controller offers the page once it is up; the server then says so with its address.
+    await waitFor(started, 'page and API: http://', 80_000)
+    const url = /page and API: (http:\/\/[^/\s]+)\/#token=\S+/.exec(started.stdout())?.[1]
     expect(url).toBeDefined()
     const page = await fetch(`${url}/`)
     expect(page.status).toBe(200)

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { lstatSync } from 'node:fs'
 import { rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { eventually } from 'dsh-testing'
 import { describe, expect, it } from 'vitest'
 import { hostFixture } from './host-process.ts'
 
@@ -69,8 +70,11 @@ describe('a FIFO at the document path of a running host', () => {
     await started.waitFor(`${document} is a FIFO, not a regular file`)
     await started.remote()
     // The API answers; the settings service is not there (its provider failed to load), which it says.
-    const describe = await started.call('settings', 'describe', [])
-    expect(describe).toMatchObject({ status: 503, body: { error: { code: 'settings/unavailable' } } })
+    // The server prints its address before the controller has put `settings` on it: until then it is not found.
+    await eventually(async () => {
+      const describe = await started.call('settings', 'describe', [])
+      expect(describe).toMatchObject({ status: 503, body: { error: { code: 'settings/unavailable' } } })
+    })
 
     process.kill(started.child.pid!, 'SIGTERM')
     expect(await started.exited).toEqual({ code: 0, signal: null })

@@ -181,7 +181,8 @@ async function startHost(dir: string): Promise<ChildProcess> {
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   const deadline = Date.now() + 60_000
-  while (!existsSync(join(dir, 'remote-host.json'))) {
+  // Its record, and the line saying the deployment is plugged (signals stop it cleanly from then on).
+  while (!existsSync(join(dir, 'remote-host.json')) || !output.includes('(edit it to re-plug changed entries; Ctrl-C stops)')) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the host did not start:\n${output}`)
     await new Promise((done) => setTimeout(done, 50))
   }

@@ -25,6 +25,8 @@ export class UnavailableError extends Error {
 
 /** How long one call to a running host may take. */
 const HOST_CALL_MS = 30_000
+/** How long a host that answers may take to put `settings` on its wire after it started. */
+const SETTINGS_EXPOSED_MS = 5_000
 /** How long the deployment's plugins get to start in this process before a command goes on without the slow ones. */
 const START_MS = 15_000
 
@@ -65,11 +67,20 @@ async function findHost(deployment: Deployment, env: NodeJS.ProcessEnv): Promise
   const url = record.url
   const remoteApi = createRemote<{ settings: SettingsRemote }>({ url, token, fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(HOST_CALL_MS) }) })
   const settings = remoteApi.settings
-  try {
-    await settings.describe()
-  } catch {
-    // Not answering (stopped without removing its record, or another deployment's token): the provider way is as safe.
-    return undefined
+  // A host that just started prints its address before its controller has put `settings` on the wire: give it a moment.
+  const deadline = Date.now() + SETTINGS_EXPOSED_MS
+  for (;;) {
+    try {
+      await settings.describe()
+      break
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'remote/not-found' && Date.now() < deadline) {
+        await new Promise((done) => setTimeout(done, 100))
+        continue
+      }
+      // Not answering (stopped without removing its record, or another deployment's token): the provider way is as safe.
+      return undefined
+    }
   }
   return {
     via: 'host',
