@@ -169,11 +169,11 @@ describe('dsh settings through the provider (no host running)', () => {
   })
 })
 
-/** Start `dsh start` on the example deployment in a child process; resolves once its remote server says where it runs. */
-async function startHost(dir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/tools/dsh/src/bin.ts', 'start', DEPLOYMENT], {
+/** Start `dsh start` on the example deployment (or `deployment`) in a child process; resolves once its remote server says where it runs. */
+async function startHost(dir: string, deployment = DEPLOYMENT, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/tools/dsh/src/bin.ts', 'start', deployment], {
     cwd: WORKSPACE,
-    env: { ...process.env, DSH_HOME: dir, DSH_PORT: '0' },
+    env: { ...process.env, DSH_HOME: dir, DSH_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   hosts.push(child)
@@ -238,6 +238,28 @@ describe('dsh settings through a running host', () => {
     // The running host read the provider-side writes too (its watcher), so its plugins see all six.
     for (const [address, value] of [['web-search.engine', 'duckduckgo'], ['assistant.temperature', '0.5'], ['web-search.limit', '41']]) {
       await expect.poll(async () => (await dsh(dir, 'settings', 'get', address!, '-d', DEPLOYMENT)).out, { timeout: 10_000 }).toEqual([value])
+    }
+  })
+
+  it('finds the host from the deployment file alone, without loading the deployment\'s plugins', { timeout: 90_000 }, async () => {
+    const dir = home()
+    const marker = join(dir, 'imports')
+    const deployment = `${FIXTURES}/marked.cordis.yml`
+    await startHost(dir, deployment, { DSH_IMPORT_MARKER: marker })
+    // The host imported the plugin once.
+    expect(readFileSync(marker, 'utf8').trim().split('\n')).toHaveLength(1)
+    rmSync(marker)
+    process.env.DSH_IMPORT_MARKER = marker
+    try {
+      const set = await dsh(dir, 'settings', 'set', 'web-search.limit', '12', '-d', deployment)
+      expect(set.out[0]).toContain('via the running host')
+      expect(existsSync(marker)).toBe(false)
+      // Through the provider the plugins are loaded (they register the schemas a write is judged by).
+      const revealed = await dsh(dir, 'settings', 'get', 'web-search.limit', '--show-secrets', '-d', deployment)
+      expect(revealed.out).toEqual(['12'])
+      expect(existsSync(marker)).toBe(true)
+    } finally {
+      delete process.env.DSH_IMPORT_MARKER
     }
   })
 })

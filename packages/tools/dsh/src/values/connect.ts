@@ -9,7 +9,8 @@ import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Context, type Fiber } from 'cordis'
 import { resolveHome } from 'dsh-settings-home'
-import { importPlugin } from 'dsh-loader'
+import { importPlugin, planDeployment, type Entry, type PluginEntry } from 'dsh-loader'
+import { readDocumentText } from 'dsh-settings-file/codec'
 import { createRemote } from 'dsh-remote/client'
 import { HOST_FILE, TOKEN_FILE } from 'dsh-remote'
 import SettingsController, { type SettingsRemote } from 'dsh-settings-controller'
@@ -47,14 +48,42 @@ function alive(pid: number): boolean {
 }
 
 /**
+ * The deployment's `dsh-remote` entry, when it also mounts the controller (so
+ * a host of it serves `settings`): read from the plan alone, without importing
+ * any plugin, so a command that finds a host never loads the deployment's code.
+ * A file that does not plan answers nothing here; reading the deployment
+ * properly then reports why.
+ */
+async function remoteEntry(file: string, env: NodeJS.ProcessEnv): Promise<PluginEntry | undefined> {
+  let entries: Entry[]
+  try {
+    const text = await readDocumentText(file)
+    if (text === undefined) return undefined
+    entries = planDeployment(text, env)
+  } catch {
+    return undefined
+  }
+  const plugins: PluginEntry[] = []
+  const walk = (items: Entry[]) => {
+    for (const item of items) {
+      if (item.kind === 'scope') walk(item.entries)
+      else plugins.push(item)
+    }
+  }
+  walk(entries)
+  const remote = plugins.find((entry) => entry.specifier === 'dsh-remote')
+  return remote && plugins.some((entry) => entry.specifier === 'dsh-settings-controller') ? remote : undefined
+}
+
+/**
  * The running host of the deployment, if one answers: its remote server's
  * record in the home names its URL and process; the token is the config's or
  * the home's. Nothing is sent anywhere unless the record's process is alive.
  */
-async function findHost(deployment: Deployment, env: NodeJS.ProcessEnv): Promise<SettingsAccess | undefined> {
-  const remote = deployment.network.get('dsh-remote')
-  if (!remote || !deployment.network.has('dsh-settings-controller')) return undefined
-  const home = resolveHome(field(remote.entry.config, 'home'), env)
+async function findHost(file: string, env: NodeJS.ProcessEnv): Promise<SettingsAccess | undefined> {
+  const remote = await remoteEntry(file, env)
+  if (!remote) return undefined
+  const home = resolveHome(field(remote.config, 'home'), env)
   let record: { url?: unknown; pid?: unknown }
   try {
     record = JSON.parse(await readFile(join(home, HOST_FILE), 'utf8')) as typeof record
@@ -62,7 +91,7 @@ async function findHost(deployment: Deployment, env: NodeJS.ProcessEnv): Promise
     return undefined
   }
   if (typeof record.url !== 'string' || typeof record.pid !== 'number' || !alive(record.pid)) return undefined
-  const token = field(remote.entry.config, 'token') ?? (await readFile(join(home, TOKEN_FILE), 'utf8').catch(() => undefined))?.trim()
+  const token = field(remote.config, 'token') ?? (await readFile(join(home, TOKEN_FILE), 'utf8').catch(() => undefined))?.trim()
   if (!token) return undefined
   const url = record.url
   const remoteApi = createRemote<{ settings: SettingsRemote }>({ url, token, fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(HOST_CALL_MS) }) })
@@ -154,11 +183,10 @@ async function startLocally(file: string, deployment: Deployment, io: CliIo): Pr
  */
 export async function connect(file: string, io: CliIo, { reveal = false }: { reveal?: boolean } = {}): Promise<SettingsAccess> {
   const env = io.env ?? process.env
-  const deployment = await readDeployment(file, env, io.conditions ?? [])
   if (!reveal) {
-    const host = await findHost(deployment, env)
+    const host = await findHost(file, env)
     if (host) return host
   }
-  return startLocally(file, deployment, io)
+  return startLocally(file, await readDeployment(file, env, io.conditions ?? []), io)
 }
 
