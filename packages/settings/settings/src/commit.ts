@@ -44,6 +44,8 @@ export class Commits {
     readonly revisions: Revisions,
     private readonly events: SettingsEvents,
     private readonly logger: Logger,
+    /** Told when a registration waiting for values now resolves. */
+    private readonly setupDone: (instance: Instance) => void = () => {},
   ) {}
 
   /** The document as the seam holds it now: a live view, changed in place by later commits (copy it to keep it). */
@@ -185,6 +187,11 @@ export class Commits {
   /** Give an instance its judged value and tell of the change, or keep its last good value when it failed. */
   private settle(instance: Instance, judgment: Judgment, source: SettingsUpdateSource, invariants: unknown[]): void {
     if (!instance.alive) return
+    if (instance.setup) {
+      // A registration waiting for values: what is given so far is kept; once it resolves, its plugin starts again.
+      if (judgment.ok) this.setupDone(instance)
+      return
+    }
     if (!judgment.ok) {
       instance.failing = true
       const label = sectionLabel(instance.kind.ns, instance.scope)

@@ -6,6 +6,8 @@ import { inspect, layerData, layersAt, layersBelow, type Layer } from './layers.
 import { readerOf, sectionMigration } from './migrations.ts'
 import { SettingsValidationError } from './errors.ts'
 import { appliesOf, scopeKey, type Kind } from './registry.ts'
+import { mergeLayers } from './merge.ts'
+import { missingPaths, showMissing } from './needs-setup.ts'
 import { resolveKind } from './resolve.ts'
 import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, SettingsScopeId, SettingsSectionProblem, SettingsUndeclaredKey } from './types.ts'
 
@@ -44,6 +46,12 @@ function topLayerProblem(kind: Kind, layers: readonly Layer[], scope: string | u
   }
 }
 
+/** The problem of a registration waiting for setup: every required path no layer gives. */
+function setupProblem(kind: Kind, layers: readonly Layer[]): SettingsSectionProblem {
+  const missing = missingPaths(kind.schema, mergeLayers(layers.map((layer) => layer.data)))
+  return { path: [], message: `needs setup: ${showMissing(missing)}`, missing }
+}
+
 /** What each layer holds that the kind's schema does not declare, by layer: paths only. */
 function undeclaredByLayer(kind: Kind, layers: readonly Layer[]): Map<Layer['name'], string[][]> {
   return new Map(layers.map((layer) => [layer.name, kind.redactor.undeclared(layer.data)]))
@@ -70,11 +78,18 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   // The section `user` shows is left out, with its problem, when it does not resolve over the layers below it.
   // A live instance that resolves proves its sections fine; only a failing one (or none) needs the trial resolution.
   const unproven = layerData(layers, own) !== undefined && (!instance || instance.failing === true)
+  const waiting = instance?.setup !== undefined && !problem
+  if (waiting) problem = setupProblem(kind, layers)
   problem ??= unproven ? topLayerProblem(kind, layers, scope) : undefined
-  const shown = problem ? layersBelow(layers, own) : layers
+  // A registration waiting for setup shows what is given so far: the sections as they are, merged unchecked.
+  const shown = problem && !waiting ? layersBelow(layers, own) : layers
   const user = layerData(shown, own)
   // Without an instance there is no base: the value is what the stored sections resolve to.
-  const value = instance ? instance.value : resolveBestEffort(kind, shown.filter((layer) => layer.name !== 'base'), scope, warn)
+  const value = waiting
+    ? mergeLayers(layers.map((layer) => layer.data))
+    : instance
+      ? instance.value
+      : resolveBestEffort(kind, shown.filter((layer) => layer.name !== 'base'), scope, warn)
   const inherited = scope === undefined ? undefined : resolveBestEffort(kind, layersBelow(layers, 'scope'), scope, warn)
   const undeclared = undeclaredByLayer(kind, layers)
 
@@ -92,6 +107,7 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   if (base !== undefined) descriptor.base = copyData(base)
   if (user !== undefined) descriptor.user = copyData(user)
   if (problem) descriptor.problem = problem
+  if (waiting) descriptor.needsSetup = true
   const migration = sectionMigration(kind, scopeKey(scope), getSection(engine.document, kind.ns, scope))
   if (migration) descriptor.migration = migration
   if (scope !== undefined) descriptor.inherited = inherited

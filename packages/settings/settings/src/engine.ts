@@ -33,7 +33,7 @@ export class SettingsEngine {
     this.registry = new Registry(kindsChanged)
     this.logger = ctx.logger('settings')
     this.events = new SettingsEvents(ctx, this.logger, () => !this.halted)
-    this.commits = new Commits(this.registry, this.revisions, this.events, this.logger)
+    this.commits = new Commits(this.registry, this.revisions, this.events, this.logger, (instance) => this.registrations.setupDone(instance))
     const engine = this
     const { registry, commits, logger } = this
     this.writes = new WriteRunner(
@@ -66,6 +66,10 @@ export class SettingsEngine {
         return commits.document
       },
       write: (request) => this.writes.write(request),
+    })
+    // A plugin that waits for setup has a failed fiber with no effects left: its disposal is heard here.
+    ctx.on('internal/plugin', (fiber) => {
+      if (fiber.uid === null) this.registrations.fiberGone(fiber)
     })
   }
 

@@ -144,6 +144,22 @@ export class SettingsRegistrationError extends SectionStateError<'SETTINGS_DUPLI
 }
 
 /**
+ * A registration whose section lacks values the plugin requires and no layer
+ * gives (an adapter's token, a database name). The namespace stays listed as
+ * needing setup; once a write supplies the values, the registering plugin is
+ * started again and its `register` succeeds. `missing` holds each path.
+ */
+export class SettingsNeedsSetupError extends SectionStateError<'SETTINGS_NEEDS_SETUP'> {
+  override readonly name = 'SettingsNeedsSetupError'
+  /** The paths inside the section that need a value. */
+  readonly missing: string[][]
+  constructor(facts: SectionFacts & { missing: string[][]; reason: string }) {
+    super('SETTINGS_NEEDS_SETUP', `settings ${sectionLabel(facts.ns, facts.scope)} needs setup: ${facts.reason}`, facts)
+    this.missing = facts.missing
+  }
+}
+
+/**
  * How a caller should take a store's refusal: `rejected`, the store will not
  * take this write as it stands (read-only, a document that does not parse,
  * data the store cannot hold); `unavailable`, the store cannot take any write

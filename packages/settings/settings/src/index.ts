@@ -8,6 +8,7 @@ export { changedSections, documentWith, getSection, putSection, type SectionKey 
 export {
   SettingsConflictError,
   SettingsInputError,
+  SettingsNeedsSetupError,
   SettingsProviderContractError,
   SettingsRegistrationError,
   SettingsStoreError,

@@ -1,14 +1,16 @@
-import type { Context, Logger } from 'cordis'
+import type { Context, Fiber, Logger } from 'cordis'
 import { namedScopeOf } from 'dsh-scope'
 import { frozenCopy } from './data.ts'
-import { SettingsRegistrationError, SettingsUnavailableError } from './errors.ts'
+import { SettingsNeedsSetupError, SettingsRegistrationError, SettingsUnavailableError, SettingsValidationError } from './errors.ts'
 import { Inflight, Watcher } from './fanout.ts'
 import { optionalScopeId, sectionLabel, settingsNamespace } from './ids.ts'
 import { toJsonObject } from './json.ts'
 import { layersAt } from './layers.ts'
+import { mergeLayers } from './merge.ts'
+import { missingPaths, showMissing } from './needs-setup.ts'
 import { writeBackMigrations } from './migration-runs.ts'
 import { adoptPlan, planFor, planOf, readerOf, samePlan } from './migrations.ts'
-import { createKind, identify, scopeKey, validatorOf, type Instance, type Registry } from './registry.ts'
+import { createKind, identify, scopeKey, validatorOf, type Instance, type Kind, type Registry } from './registry.ts'
 import { resolveKind } from './resolve.ts'
 import { scrubbedError, secretTexts } from './scrub.ts'
 import type { WriteRequest } from './transactions.ts'
@@ -61,6 +63,9 @@ export class Registrations {
     const plan = planFor(ns, options, (message, cause) => this.host.logger.warn(message, cause))
     const scope = optionalScopeId(namedScopeOf(caller))
     if (this.host.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be registered`, { ns, scope })
+    // A registration waiting for setup gives way: its plugin is starting again, or another takes its place.
+    const waiting = registry.kinds.get(ns)?.instances.get(scopeKey(scope))
+    if (waiting?.setup) void this.unregister(waiting)
     let identity = this.identities.get(schema)
     if (!identity) this.identities.set(schema, (identity = identify(schema)))
     const { envelope, canonical } = identity
@@ -79,7 +84,16 @@ export class Registrations {
     const base = options.base === undefined ? undefined : frozenCopy(toJsonObject(options.base, { label: `settings base for ${JSON.stringify(ns)}`, ns, scope }))
     // The first registrant's check judges the kind; a later one is judged by the kind's current check.
     const validate = existing ? validatorOf(existing) : options.validate
-    const value = resolveKind(kind, layersAt(this.host.document, { ns, scope, base, read: readerOf(kind) }), scope, validate)
+    const layers = layersAt(this.host.document, { ns, scope, base, read: readerOf(kind) })
+    let value: unknown
+    try {
+      value = resolveKind(kind, layers, scope, validate)
+    } catch (error) {
+      // Values the schema requires and no layer gives: the plugin waits for setup. Any other refusal fails it as before.
+      const missing = error instanceof SettingsValidationError ? missingPaths(kind.schema, mergeLayers(layers.map((layer) => layer.data))) : []
+      if (missing.length) this.waitForSetup(caller, kind, { scope, base, applies: options.applies, validate: options.validate }, missing)
+      throw error
+    }
     const instance: Instance = {
       kind,
       scope,
@@ -98,6 +112,47 @@ export class Registrations {
     // Stored sections older than the kind read migrated already; each is written back once.
     writeBackMigrations(kind, this.host)
     return { handle: this.handle<T>(instance), dispose }
+  }
+
+  /**
+   * Keep a registration whose section lacks required values as one waiting for
+   * setup (listed, writable, its missing paths in `problem`), and refuse the
+   * call with {@link SettingsNeedsSetupError}: the plugin stops here, and is
+   * started again by {@link setupDone} once a write makes the section resolve.
+   */
+  private waitForSetup(caller: Context, kind: Kind, site: Pick<Instance, 'scope' | 'base' | 'validate'> & { applies: Instance['applies'] | undefined }, missing: string[][]): never {
+    const { scope } = site
+    const instance: Instance = {
+      kind,
+      scope,
+      base: site.base,
+      applies: site.applies ?? 'live',
+      validate: site.validate,
+      value: undefined,
+      failing: true,
+      alive: true,
+      watchers: new Set(),
+      inflight: new Inflight(),
+      setup: { fiber: caller.fiber },
+    }
+    this.host.registry.add(instance)
+    throw new SettingsNeedsSetupError({ ns: kind.ns, scope, missing, reason: showMissing(missing) })
+  }
+
+  /** A registration waiting for setup now resolves: it gives way, and its plugin starts again (after the commit that did it). */
+  setupDone(instance: Instance): void {
+    const { fiber } = instance.setup!
+    void this.unregister(instance)
+    setImmediate(() => {
+      if (fiber.uid === null || this.host.stopped) return
+      // `update` with the same config clears the failure and runs the plugin again; `true`: nothing to save.
+      Promise.resolve(fiber.update(fiber.config, true)).catch((error: unknown) => this.host.logger.warn(`settings: ${sectionLabel(instance.kind.ns, instance.scope)} could not start again after setup`, error))
+    })
+  }
+
+  /** A fiber was disposed: registrations of it still waiting for setup go with it. */
+  fiberGone(fiber: Fiber): void {
+    for (const instance of [...this.host.registry.instances()]) if (instance.setup?.fiber === fiber) void this.unregister(instance)
   }
 
   private unregister(instance: Instance): Promise<void> {

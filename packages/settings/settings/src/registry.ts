@@ -2,6 +2,7 @@ import { canonicalEnvelope, envelopeOf, sanitizeEnvelope, type SchemaEnvelope } 
 import { Inflight, type Watcher } from './fanout.ts'
 import { frozenCopy } from './data.ts'
 import { createRedactor, type Redactor } from './redact.ts'
+import type { PendingSetup } from './needs-setup.ts'
 import type { JsonObject, SettingsApplies, SettingsNamespace, SettingsSchema, SettingsScopeId } from './types.ts'
 
 /** One kind of setting: a namespace and the schema every registrant of it shares. */
@@ -30,6 +31,8 @@ export interface Instance {
   value: unknown
   /** Whether the stored sections it reads last failed to resolve (it keeps its last good value meanwhile). */
   failing?: boolean
+  /** Set while the registration waits for values its section lacks; see `needs-setup.ts`. */
+  setup?: PendingSetup
   alive: boolean
   readonly watchers: Set<Watcher<any>>
   /** Watcher calls of this instance not yet settled. */

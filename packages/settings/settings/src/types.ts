@@ -146,6 +146,11 @@ export interface SettingsSectionProblem {
   path: string[]
   /** What rule it breaks; never quotes the value. */
   message: string
+  /**
+   * For a namespace that needs setup: every path inside the section that needs a
+   * value no layer gives (required by the schema, without a default).
+   */
+  missing?: string[][]
 }
 
 /** One namespace kind under one scope, as configuration surfaces see it. */
@@ -180,6 +185,12 @@ export interface SettingsDescriptor {
   problem?: SettingsSectionProblem
   /** For a scoped descriptor: the value without the scope's own section (defaults, base, global section). */
   inherited?: unknown
+  /**
+   * The owner registered but its section lacks required values: the plugin
+   * waits, `problem.missing` lists them, `user` and `value` show what is given
+   * so far, and a write that supplies them starts the plugin.
+   */
+  needsSetup?: true
   /** The owner's declared effect timing. */
   applies: SettingsApplies
   /** Secret slots; present only under `redactSecrets`. */

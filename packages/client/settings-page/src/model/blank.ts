@@ -24,6 +24,11 @@ export function blankValue(field: Field): unknown {
     case 'select':
       return cloneJson(field.options?.[0]?.value ?? null)
     case 'object':
+      return objectBlank(field)
+    case 'union':
+      return blankValue(field.variants?.[0]?.field ?? { ...field, kind: 'json' })
+    case 'bitset':
+      return 0
     case 'dict':
       return {}
     case 'array':
@@ -33,4 +38,15 @@ export function blankValue(field: Field): unknown {
     default:
       return null
   }
+}
+
+/** An object's blank: its constants (a union branch's tag) and the values it requires, the rest left to defaults. */
+function objectBlank(field: Field): Record<string, unknown> {
+  const blank: Record<string, unknown> = {}
+  for (const child of field.children ?? []) {
+    const key = child.path.at(-1)!
+    if (child.kind === 'const' && child.constant !== undefined) blank[key] = cloneJson(child.constant)
+    else if (child.required && child.default === undefined && child.kind !== 'secret') blank[key] = blankValue(child)
+  }
+  return blank
 }

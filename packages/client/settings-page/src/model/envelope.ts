@@ -15,6 +15,8 @@ export interface NodeMeta {
   max?: number
   step?: number
   pattern?: { source: string; flags: string }
+  /** The field starts folded (schemastery's `collapse()`). */
+  collapse?: boolean
 }
 
 /** One node of the envelope, with child references kept as uid strings. */
@@ -27,6 +29,8 @@ export interface EnvelopeNode {
   sKey?: string
   list?: readonly string[]
   value?: unknown
+  /** For a bitset: each flag's name and bit. */
+  bits?: Readonly<Record<string, number>>
 }
 
 /** An envelope read as data: the root uid and every well-formed node by uid. */
@@ -51,11 +55,25 @@ function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined
 }
 
-/** A description is a string or a locale dict; the page shows the `''` (default) locale. */
-export function describeText(value: unknown): string | undefined {
+/**
+ * The locales to try, best first, for a reader of `locale`: the locale itself,
+ * its language alone, then English (`en-US`, `en`), then the untagged text
+ * (`''`). A description given in none of them shows its first text.
+ */
+export function localeChain(locale: string): string[] {
+  const language = locale.split('-')[0] ?? ''
+  return [...new Set([locale, language, 'en-US', 'en', ''].filter((tag, index) => tag !== '' || index === 4))]
+}
+
+/**
+ * A description is a string or a dict of texts by locale (`{ 'zh-CN': …, 'en-US': … }`);
+ * this picks the text for a reader of `locale` (see {@link localeChain}).
+ */
+export function describeText(value: unknown, locale = ''): string | undefined {
   if (typeof value === 'string') return value
-  if (isRecord(value) && typeof value[''] === 'string') return value['']
-  return undefined
+  if (!isRecord(value)) return undefined
+  for (const tag of localeChain(locale)) if (typeof value[tag] === 'string') return value[tag]
+  return Object.values(value).find((text): text is string => typeof text === 'string')
 }
 
 function readPattern(value: unknown): NodeMeta['pattern'] {
@@ -63,12 +81,12 @@ function readPattern(value: unknown): NodeMeta['pattern'] {
   return { source: value.source, flags: typeof value.flags === 'string' ? value.flags : '' }
 }
 
-function readMeta(value: unknown): NodeMeta {
+function readMeta(value: unknown, locale: string): NodeMeta {
   const meta = isRecord(value) ? value : {}
   const read: NodeMeta = { required: meta.required === true, hidden: meta.hidden === true }
   if ('default' in meta) read.default = meta.default
   if (typeof meta.role === 'string') read.role = meta.role
-  const description = describeText(meta.description)
+  const description = describeText(meta.description, locale)
   if (description !== undefined) read.description = description
   for (const key of ['min', 'max', 'step'] as const) {
     const number = finite(meta[key])
@@ -76,11 +94,12 @@ function readMeta(value: unknown): NodeMeta {
   }
   const pattern = readPattern(meta.pattern)
   if (pattern) read.pattern = pattern
+  if (meta.collapse === true) read.collapse = true
   return read
 }
 
-function readNode(uid: string, raw: Json): EnvelopeNode {
-  const node: EnvelopeNode = { uid, type: typeof raw.type === 'string' ? raw.type : 'unknown', meta: readMeta(raw.meta) }
+function readNode(uid: string, raw: Json, locale: string): EnvelopeNode {
+  const node: EnvelopeNode = { uid, type: typeof raw.type === 'string' ? raw.type : 'unknown', meta: readMeta(raw.meta, locale) }
   const inner = uidOf(raw.inner)
   if (inner !== undefined) node.inner = inner
   const sKey = uidOf(raw.sKey)
@@ -95,20 +114,25 @@ function readNode(uid: string, raw: Json): EnvelopeNode {
     node.dict = Object.fromEntries(entries)
   }
   if ('value' in raw) node.value = raw.value
+  if (isRecord(raw.bits)) {
+    const bits = Object.entries(raw.bits).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isInteger(entry[1]) && entry[1] > 0)
+    node.bits = Object.fromEntries(bits)
+  }
   return node
 }
 
 /**
  * Read `{ uid, refs }` into an {@link Envelope}, or `undefined` when the
  * input is not an envelope at all. Malformed nodes are skipped, not fatal.
+ * Descriptions are read for a reader of `locale` (see {@link describeText}).
  */
-export function readEnvelope(json: unknown): Envelope | undefined {
+export function readEnvelope(json: unknown, locale = ''): Envelope | undefined {
   if (!isRecord(json) || !isRecord(json.refs)) return undefined
   const root = uidOf(json.uid)
   if (root === undefined) return undefined
   const nodes = new Map<string, EnvelopeNode>()
   for (const [uid, raw] of Object.entries(json.refs)) {
-    if (uidOf(uid) !== undefined && isRecord(raw)) nodes.set(uid, readNode(uid, raw))
+    if (uidOf(uid) !== undefined && isRecord(raw)) nodes.set(uid, readNode(uid, raw, locale))
   }
   return { root, nodes }
 }

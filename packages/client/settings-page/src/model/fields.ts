@@ -1,11 +1,18 @@
 import type { RedactedSecret, SettingsNamespaceView } from 'dsh-settings'
 import { branchesOf, holdsSecret, readEnvelope, resolveNode, type Envelope, type EnvelopeNode } from './envelope.ts'
 import { getAt, hasAt, isPlainObject } from './paths.ts'
+import { checkNode } from './validate.ts'
 
 /** How the page should render a field. */
 export type FieldKind =
-  | 'string' | 'textarea' | 'link' | 'number' | 'slider' | 'boolean' | 'const' | 'select'
-  | 'object' | 'dict' | 'array' | 'tuple' | 'secret' | 'unsupported'
+  | 'string' | 'textarea' | 'link' | 'number' | 'slider' | 'boolean' | 'const' | 'select' | 'bitset' | 'json'
+  | 'object' | 'dict' | 'array' | 'tuple' | 'union' | 'secret' | 'readonly' | 'unsupported'
+
+/** One form a `union` field may take: its name on the chooser, and the field it renders as (at the union's path). */
+export interface FieldVariant {
+  label: string
+  field: Field
+}
 
 /** One choice of a select built from a union of constants. */
 export interface FieldOption {
@@ -48,7 +55,17 @@ export interface Field {
   inherited?: unknown
   /** For `secret`: whether one is set and which layer supplied it. Never a value. */
   secret?: { set: boolean; layer?: RedactedSecret['layer'] }
-  /** For `unsupported`: why the page cannot offer an editor. */
+  /** For `union`: the forms offered (hidden branches left out), each built at this field's path. */
+  variants?: FieldVariant[]
+  /** For `union`: the index in `variants` of the form the value has, or -1 when it has none of them. */
+  variant?: number
+  /** For a union of objects told apart by one constant property: that property's key. */
+  discriminator?: string
+  /** For `array` and `dict` with `role('table')`: render the entries as rows of a table. */
+  layout?: 'table'
+  /** The field starts folded (`collapse()`). */
+  collapsed?: boolean
+  /** For `unsupported` and `readonly`: why the page cannot offer an editor. */
   reason?: string
 }
 
@@ -70,7 +87,8 @@ export interface FormModel {
 const MAX_DEPTH = 64
 
 interface Walk {
-  envelope: Envelope
+  /** The envelope, with the unions made by spreading an intersection over its union parts added. */
+  envelope: { root: string; nodes: Map<string, EnvelopeNode> }
   view: SettingsNamespaceView
   /** Uids on the way from the root, to stop lazy recursion where there is no data. */
   stack: readonly string[]
@@ -84,28 +102,140 @@ function leafKind(node: EnvelopeNode, envelope: Envelope): FieldKind | undefined
   if (node.meta.role === 'secret') return 'secret'
   switch (node.type) {
     case 'string':
-      return node.meta.role === 'textarea' ? 'textarea' : node.meta.role === 'link' ? 'link' : 'string'
+      return node.meta.role === 'textarea' ? 'textarea' : node.meta.role === 'link' || node.meta.role === 'url' ? 'link' : 'string'
     case 'number':
       return node.meta.role === 'slider' ? 'slider' : 'number'
     case 'boolean':
     case 'const':
       return node.type
+    case 'bitset':
+      return node.bits ? 'bitset' : undefined
+    case 'any':
+      return 'json'
     case 'union':
-      return branchesOf(envelope, node).every((branch) => branch.type === 'const') && node.list?.length ? 'select' : undefined
+      return shownBranches(envelope, node).every((branch) => branch.type === 'const') && shownBranches(envelope, node).length ? 'select' : undefined
     default:
       return undefined
   }
 }
 
-/** Object properties, with an intersection of objects flattened into one object. */
+/** A union's branches that a form offers: hidden ones are a plugin's own escape hatches. */
+function shownBranches(envelope: Envelope, node: EnvelopeNode): EnvelopeNode[] {
+  return branchesOf(envelope, node).filter((branch) => !branch.meta.hidden)
+}
+
+/**
+ * Object properties, with an intersection of objects merged into one object.
+ * A later part's constant wins over an earlier part's property of the same key:
+ * it is the narrower statement (an adapter's branch fixing `protocol`).
+ */
 function propertiesOf(envelope: Envelope, node: EnvelopeNode): [string, string][] | undefined {
   if (node.type === 'object') return Object.entries(node.dict ?? {})
   if (node.type !== 'intersect') return undefined
-  const parts = (node.list ?? []).map((id) => [id, resolveNode(envelope, id)] as const)
-  if (!parts.every(([, part]) => part && (part.type === 'object' || part.type === 'intersect'))) return undefined
+  const parts = branchesOf(envelope, node)
+  if (parts.length !== (node.list ?? []).length) return undefined
   const merged = new Map<string, string>()
-  for (const [, part] of parts) for (const [key, id] of propertiesOf(envelope, part!) ?? []) if (!merged.has(key)) merged.set(key, id)
+  for (const part of parts) {
+    const properties = propertiesOf(envelope, part)
+    if (!properties) return undefined
+    for (const [key, id] of properties) if (!merged.has(key) || resolveNode(envelope, id)?.type === 'const') merged.set(key, id)
+  }
   return [...merged]
+}
+
+/**
+ * An intersection with union parts, spread into a union of intersections (one
+ * per branch of its first union part; the rest spread as each is built), so
+ * `intersect([base, union([http, ws])])` reads as "http with base" or "ws with
+ * base". The made nodes join the walk's envelope under derived uids.
+ */
+function spreadIntersect(walk: Walk, node: EnvelopeNode): EnvelopeNode | undefined {
+  if (node.type !== 'intersect') return undefined
+  const list = flatParts(walk.envelope, node)
+  const at = list.findIndex((id) => resolveNode(walk.envelope, id)?.type === 'union')
+  if (at < 0) return undefined
+  const union = resolveNode(walk.envelope, list[at])!
+  const uid = `${node.uid}~${at}`
+  const existing = walk.envelope.nodes.get(uid)
+  if (existing) return existing
+  const branches = (union.list ?? []).map((branch, index) => {
+    const part: EnvelopeNode = { uid: `${uid}~${index}`, type: 'intersect', meta: { required: false, hidden: false }, list: list.map((id, i) => (i === at ? branch : id)) }
+    walk.envelope.nodes.set(part.uid, part)
+    return part.uid
+  })
+  const spread: EnvelopeNode = { uid, type: 'union', meta: { ...node.meta, description: node.meta.description ?? union.meta.description }, list: branches }
+  walk.envelope.nodes.set(uid, spread)
+  return spread
+}
+
+/** The parts of an intersection, with nested intersections opened into their own parts. */
+function flatParts(envelope: Envelope, node: EnvelopeNode, seen = new Set<string>()): string[] {
+  if (seen.has(node.uid)) return []
+  seen.add(node.uid)
+  return (node.list ?? []).flatMap((id) => {
+    const part = resolveNode(envelope, id)
+    return part?.type === 'intersect' ? flatParts(envelope, part, seen) : [id]
+  })
+}
+
+/** The key whose constant tells a union's object branches apart, if there is one. */
+function discriminatorOf(envelope: Envelope, branches: EnvelopeNode[]): string | undefined {
+  if (branches.length < 2) return undefined
+  const tables = branches.map((branch) => propertiesOf(envelope, branch))
+  if (!tables.every((table) => table)) return undefined
+  const first = tables[0]!
+  return first
+    .map(([key]) => key)
+    .find((key) => {
+      const constants = tables.map((table) => resolveNode(envelope, table!.find(([k]) => k === key)?.[1]))
+      if (!constants.every((c) => c?.type === 'const')) return false
+      return new Set(constants.map((c) => JSON.stringify(c!.value))).size === constants.length
+    })
+}
+
+const TYPE_WORDS: Record<string, string> = { string: 'text', number: 'number', boolean: 'on / off', object: 'settings', intersect: 'settings', array: 'list', dict: 'table', tuple: 'list', any: 'JSON' }
+
+function variantLabel(envelope: Envelope, branch: EnvelopeNode, discriminator: string | undefined): string {
+  if (discriminator) {
+    const id = propertiesOf(envelope, branch)?.find(([key]) => key === discriminator)?.[1]
+    const constant = resolveNode(envelope, id)
+    if (constant) return constLabel(constant)
+  }
+  if (branch.type === 'const') return constLabel(branch)
+  return branch.meta.description ?? TYPE_WORDS[branch.type] ?? branch.type
+}
+
+/** The variant the value has: by the discriminator when there is one, else the branch that finds the fewest problems with it. */
+function chosenVariant(walk: Walk, branches: EnvelopeNode[], discriminator: string | undefined, value: unknown): number {
+  if (discriminator !== undefined) {
+    const tag = isPlainObject(value) ? value[discriminator] : undefined
+    return branches.findIndex((branch) => {
+      const id = propertiesOf(walk.envelope, branch)?.find(([key]) => key === discriminator)?.[1]
+      return resolveNode(walk.envelope, id)?.value === tag
+    })
+  }
+  let best = -1
+  let fewest = Infinity
+  branches.forEach((branch, index) => {
+    if (value === undefined && branch.type !== 'const') return
+    const issues = checkNode(walk.envelope, branch.uid, value, []).length
+    if (issues < fewest) [best, fewest] = [index, issues]
+  })
+  return fewest === 0 || discriminator === undefined ? best : -1
+}
+
+function unionField(walk: Walk, node: EnvelopeNode, id: string, path: string[]): Field {
+  const field = baseField(walk, node, id, path, 'union')
+  const inner = { ...walk, stack: [...walk.stack, node.uid] }
+  const branches = shownBranches(walk.envelope, node)
+  const discriminator = discriminatorOf(walk.envelope, branches)
+  field.variants = branches.map((branch) => ({ label: variantLabel(walk.envelope, branch, discriminator), field: buildField(inner, branch.uid, path) }))
+  field.variant = chosenVariant(walk, branches, discriminator, field.value)
+  if (discriminator !== undefined) field.discriminator = discriminator
+  // The chosen form's fields are the union's own, so paths below it resolve through it.
+  const chosen = field.variants[field.variant]?.field
+  if (chosen?.children) field.children = chosen.children
+  return field
 }
 
 function layerInfo(walk: Walk, path: string[]): Pick<Field, 'value' | 'overridden' | 'inherited'> {
@@ -129,6 +259,8 @@ function baseField(walk: Walk, node: EnvelopeNode, uid: string, path: string[], 
   Object.assign(field, Object.fromEntries(Object.entries({ description, min, max, step, pattern }).filter(([, v]) => v !== undefined)))
   // A redacted envelope has no secret defaults, but never show one even if a sender forgot to strip it.
   if (node.meta.default !== undefined && kind !== 'secret') field.default = node.meta.default
+  if (node.meta.collapse) field.collapsed = true
+  if (node.meta.role === 'table' && (node.type === 'array' || node.type === 'dict')) field.layout = 'table'
   return field
 }
 
@@ -157,37 +289,59 @@ function unsupported(walk: Walk, node: EnvelopeNode | undefined, uid: string, pa
   return { ...baseField(walk, stub, uid, path, 'unsupported'), reason }
 }
 
+/** Schema types whose values are code or class instances: a form shows them but cannot write them. */
+const CODE_TYPES: Record<string, string> = {
+  function: 'this value is a function, which only the plugin\'s code can supply',
+  is: 'this value is an object of a class, which only the plugin\'s code can supply',
+  never: 'this field takes no value',
+}
+
 function buildField(walk: Walk, uid: string | undefined, path: string[]): Field {
   const id = uid ?? ''
-  const node = resolveNode(walk.envelope, uid)
-  if (!node) return unsupported(walk, undefined, id, path, 'the schema node is missing or cyclic')
-  if (walk.stack.length >= MAX_DEPTH) return unsupported(walk, node, id, path, 'the schema nests too deeply')
+  const found = resolveNode(walk.envelope, uid)
+  if (!found) return unsupported(walk, undefined, id, path, 'the schema node is missing or cyclic')
+  if (walk.stack.length >= MAX_DEPTH) return unsupported(walk, found, id, path, 'the schema nests too deeply')
   // A lazy schema may recurse forever; follow it only as far as the data goes.
-  if (walk.stack.includes(node.uid) && getAt(walk.view.value, path) === undefined) {
-    return unsupported(walk, node, id, path, 'a recursive schema with no value here')
+  if (walk.stack.includes(found.uid) && getAt(walk.view.value, path) === undefined) {
+    return unsupported(walk, found, id, path, 'a recursive schema with no value here')
   }
+  const spread = spreadIntersect(walk, found)
+  // The spread union keeps the intersection's own meta (description, default) and the uid it stands for.
+  const node = spread ? { ...spread, meta: found.meta } : found
+  const nodeId = spread ? spread.uid : id
   const leaf = leafKind(node, walk.envelope)
   if (leaf) {
-    const field = baseField(walk, node, id, path, leaf)
+    const field = baseField(walk, node, nodeId, path, leaf)
     if (leaf === 'secret') field.secret = secretInfo(walk.view, path)
     if (leaf === 'const') field.constant = node.value
-    if (leaf === 'select') field.options = branchesOf(walk.envelope, node).map((b) => ({ value: b.value, label: constLabel(b) }))
+    if (leaf === 'select') field.options = shownBranches(walk.envelope, node).map((b) => ({ value: b.value, label: constLabel(b) }))
+    if (leaf === 'bitset') field.options = Object.entries(node.bits!).map(([label, value]) => ({ value, label }))
     return field
   }
+  if (node.type === 'union') return unionField(walk, node, nodeId, path)
   if (['object', 'intersect', 'dict', 'array', 'tuple'].includes(node.type)) {
-    const field = baseField(walk, node, id, path, node.type === 'intersect' ? 'object' : (node.type as FieldKind))
+    const field = baseField(walk, node, nodeId, path, node.type === 'intersect' ? 'object' : (node.type as FieldKind))
     childrenFor(walk, node, path, field)
     if (field.children) return field
   }
-  return unsupported(walk, node, id, path, `no editor for schema type '${node.type}'`)
+  const reason = CODE_TYPES[node.type]
+  if (reason) return { ...baseField(walk, node, nodeId, path, 'readonly'), reason }
+  return unsupported(walk, node, nodeId, path, `no editor for schema type '${node.type}'`)
+}
+
+/** How a form is built. */
+export interface FormOptions {
+  /** The reader's locale (`zh-CN`, `en-US`): descriptions given per locale are shown in it, see {@link describeText}. */
+  locale?: string
 }
 
 /**
  * Build the form of one redacted namespace view. An envelope that cannot be
  * read yields a root field of kind `unsupported`, so a page can still list the namespace.
  */
-export function buildForm(view: SettingsNamespaceView): FormModel {
-  const envelope = readEnvelope(view.schema) ?? { root: '', nodes: new Map() }
+export function buildForm(view: SettingsNamespaceView, options: FormOptions = {}): FormModel {
+  const read = readEnvelope(view.schema, options.locale ?? '') ?? { root: '', nodes: new Map() }
+  const envelope = { root: read.root, nodes: new Map(read.nodes) }
   const root = buildField({ envelope, view, stack: [] }, envelope.root, [])
   const model: FormModel = { ns: view.ns, revision: view.revision, applies: view.applies, registered: view.registered, envelope, root, view }
   if (view.scope !== undefined) model.scope = view.scope
@@ -203,7 +357,13 @@ export function fieldAt(model: FormModel, path: readonly string[]): Field | unde
   return current
 }
 
-/** Every field from `field` down, parents first. */
+/** Every field from `field` down, parents first (of a union, the chosen form's fields). */
 export function flatten(field: Field): Field[] {
   return [field, ...(field.children ?? []).flatMap(flatten)]
+}
+
+/** Every field from `field` down, parents first, with every form of every union (the ones not chosen too) and every list's blank item. */
+export function everyField(field: Field): Field[] {
+  const below = field.variants ? field.variants.map((variant) => variant.field) : (field.children ?? [])
+  return [field, ...below.flatMap(everyField), ...(field.item ? everyField(field.item) : [])]
 }

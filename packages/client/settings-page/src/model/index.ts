@@ -6,13 +6,13 @@
  */
 
 /** Read a schema envelope as data; see {@link readEnvelope}. */
-export { readEnvelope, resolveNode, holdsSecret, describeText } from './envelope.ts'
+export { readEnvelope, resolveNode, holdsSecret, describeText, localeChain } from './envelope.ts'
 /** The envelope shapes the model reads. */
 export type { Envelope, EnvelopeNode, NodeMeta } from './envelope.ts'
 /** Build a form from one view and walk it; see {@link buildForm}. */
-export { buildForm, fieldAt, flatten } from './fields.ts'
+export { buildForm, everyField, fieldAt, flatten } from './fields.ts'
 /** The form's field tree. */
-export type { Field, FieldKind, FieldOption, FormModel } from './fields.ts'
+export type { Field, FieldKind, FieldOption, FieldVariant, FormModel, FormOptions } from './fields.ts'
 /** Check a candidate value before it is sent; see {@link validateField}. */
 export { checkNode, validateField } from './validate.ts'
 /** One validation problem, without the value. */

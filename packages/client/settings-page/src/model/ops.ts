@@ -1,7 +1,9 @@
 import type { SettingsPathOpView } from 'dsh-settings-controller'
 import { applyToDraft } from './draft.ts'
 import { fieldAt, type Field, type FormModel } from './fields.ts'
-import { cloneJson, isPlainObject, startsWith } from './paths.ts'
+import { dataEqual } from 'dsh-settings/equal'
+import { blankValue } from './blank.ts'
+import { cloneJson, hasAt, isPlainObject, startsWith } from './paths.ts'
 
 /** One edit a person makes on the form. Paths are field paths, as in {@link Field.path}. */
 export type Edit =
@@ -17,6 +19,7 @@ export type Edit =
   | { type: 'array-remove'; path: string[]; index: number }
   | { type: 'array-reorder'; path: string[]; order: number[] }
   | { type: 'tuple-set'; path: string[]; index: number; value: unknown }
+  | { type: 'choose-variant'; path: string[]; index: number }
   | { type: 'reset-section' }
 
 /**
@@ -88,6 +91,36 @@ function arrayOps(model: FormModel, edit: Extract<Edit, { type: `array-${string}
   return [set([...edit.path, String(edit.index), ...(edit.at ?? [])], edit.value)]
 }
 
+/**
+ * Switch a union to another of its forms. Between two object forms only what
+ * differs is written: keys the new form lacks are unset (where this section
+ * stores them), its tag and the values it requires are set, and what both
+ * forms share stays as it is, secrets included. Any other switch writes the
+ * new form's blank value.
+ */
+function variantOps(model: FormModel, edit: Extract<Edit, { type: 'choose-variant' }>): Raw {
+  const field = kindOf(model, edit.path, 'union')
+  if (typeof field === 'string') return field
+  const target = field.variants?.[edit.index]?.field
+  if (!target) return 'no such form'
+  if (edit.index === field.variant) return []
+  if (target.kind === 'object' && isPlainObject(field.value)) {
+    const keys = new Set((target.children ?? []).map((child) => child.path.at(-1)!))
+    const ops: SettingsPathOpView[] = []
+    for (const key of Object.keys(field.value)) {
+      if (!keys.has(key) && hasAt(model.view.user, [...edit.path, key])) ops.push(unset([...edit.path, key]))
+    }
+    for (const [key, value] of Object.entries(blankValue(target) as Record<string, unknown>)) {
+      const current = field.value[key]
+      if (!dataEqual(current, value) && (current === undefined || target.children?.find((c) => c.path.at(-1) === key)?.kind === 'const')) ops.push(set([...edit.path, key], value))
+    }
+    return ops
+  }
+  const blank = blankValue(target)
+  if (blank === undefined) return edit.path.length === 0 ? 'use reset-section to reset the whole section' : [unset(edit.path)]
+  return rawOps(model, { type: 'set', path: edit.path, value: blank })
+}
+
 function rawOps(model: FormModel, edit: Exclude<Edit, { type: 'reset-section' }>): Raw {
   switch (edit.type) {
     case 'set':
@@ -109,6 +142,8 @@ function rawOps(model: FormModel, edit: Exclude<Edit, { type: 'reset-section' }>
       if (!validIndex(edit.index, field.children?.length ?? 0)) return 'no tuple position at that index'
       return rawOps(model, { type: 'set', path: [...edit.path, String(edit.index)], value: edit.value })
     }
+    case 'choose-variant':
+      return variantOps(model, edit)
     case 'dict-add':
     case 'dict-rename':
     case 'dict-remove':

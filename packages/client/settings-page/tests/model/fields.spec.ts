@@ -63,10 +63,11 @@ describe('buildForm: leaves', () => {
     })
   })
 
-  it('marks types it has no editor for as unsupported instead of failing', async () => {
-    const model = await formOf(Schema.object({ anything: Schema.any(), either: Schema.union([Schema.string(), Schema.number()]) }))
-    expect(at(model, 'anything')).toMatchObject({ kind: 'unsupported', reason: expect.stringContaining("'any'") })
-    expect(at(model, 'either').kind).toBe('unsupported')
+  it('edits any value as JSON and offers each form of a union of values', async () => {
+    const model = await formOf(Schema.object({ anything: Schema.any(), either: Schema.union([Schema.string(), Schema.number()]).default(3) }))
+    expect(at(model, 'anything')).toMatchObject({ kind: 'json' })
+    expect(at(model, 'either')).toMatchObject({ kind: 'union', variant: 1 })
+    expect(at(model, 'either').variants!.map((v) => [v.label, v.field.kind])).toEqual([['text', 'string'], ['number', 'number']])
   })
 })
 

@@ -1,0 +1,86 @@
+import type { Fiber } from 'cordis'
+import Schema from 'schemastery'
+import { formatPath } from './json.ts'
+import type { SettingsSchema } from './types.ts'
+
+/** A registration waiting for values: the fiber to start again once they are given. */
+export interface PendingSetup {
+  readonly fiber: Fiber
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function accepts(schema: Schema, value: unknown): boolean {
+  try {
+    schema(value)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The paths of required values `data` lacks for `schema`: required properties
+ * with no default and no value, through objects, intersections, wrappers and,
+ * for a union, the branch that lacks the fewest (none when one accepts the data).
+ * Lists and dicts are not entered: their items are the person's own.
+ */
+export function missingPaths(schema: SettingsSchema<unknown>, data: unknown, path: string[] = [], depth = 0): string[][] {
+  if (depth > 32) return []
+  const inner = (child: Schema, value: unknown, at: string[]) => missingPaths(child as SettingsSchema<unknown>, value, at, depth + 1)
+  switch (schema.type) {
+    case 'object': {
+      const value = isPlain(data) ? data : {}
+      return Object.entries(schema.dict ?? {}).flatMap(([key, child]) => {
+        const at = [...path, key]
+        const present = value[key] !== undefined && value[key] !== null
+        if (present) return inner(child, value[key], at)
+        if (child.meta.required && child.meta.default === undefined) return [at]
+        // An absent object is read as its default, whose own required values must then be given.
+        return isPlain(child.meta.default) ? inner(child, child.meta.default, at) : []
+      })
+    }
+    case 'intersect':
+      return dedupe((schema.list ?? []).flatMap((part) => inner(part, data, path)))
+    case 'union': {
+      const branches = (schema.list ?? []).filter((branch) => !branch.meta.hidden)
+      if (data !== undefined && branches.some((branch) => accepts(branch, data))) return []
+      // A branch whose constant (an adapter's `protocol`) the data contradicts is not the one meant.
+      const fitting = branches.filter((branch) => !contradicts(branch, data))
+      let best: string[][] | undefined
+      for (const branch of fitting.length ? fitting : branches) {
+        const found = inner(branch, data, path)
+        if (!best || found.length < best.length) best = found
+      }
+      return best ?? []
+    }
+    case 'transform':
+    case 'lazy':
+      return schema.inner ? inner(schema.inner, data, path) : []
+    default:
+      return []
+  }
+}
+
+/** Whether `data` holds a value where `schema` fixes a different constant, through objects and intersections. */
+function contradicts(schema: Schema, data: unknown): boolean {
+  if (schema.type === 'intersect') return (schema.list ?? []).some((part) => contradicts(part, data))
+  if ((schema.type === 'transform' || schema.type === 'lazy') && schema.inner) return contradicts(schema.inner, data)
+  if (schema.type !== 'object' || !isPlain(data)) return false
+  return Object.entries(schema.dict ?? {}).some(([key, child]) => child.type === 'const' && data[key] !== undefined && data[key] !== child.value)
+}
+
+function dedupe(paths: string[][]): string[][] {
+  const seen = new Set<string>()
+  return paths.filter((path) => {
+    const key = path.join('\u0000')
+    return seen.has(key) ? false : (seen.add(key), true)
+  })
+}
+
+/** The missing paths as people read them: `selfId, token`. */
+export function showMissing(missing: readonly string[][]): string {
+  return missing.length ? `a value is required at ${missing.map((path) => formatPath(path)).join(', ')}` : 'the section does not resolve'
+}

@@ -1,0 +1,87 @@
+import Schema from 'schemastery'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SettingsNeedsSetupError } from 'dsh-settings'
+import { boot, type Harness } from './harness.ts'
+
+const Adapter = Schema.intersect([
+  Schema.object({ selfId: Schema.string().required(), token: Schema.string().role('secret').required() }),
+  Schema.union([
+    Schema.object({ protocol: Schema.const('http').required(), endpoint: Schema.string().role('link').required() }),
+    Schema.object({ protocol: Schema.const('ws'), port: Schema.natural().default(8080) }),
+  ]),
+])
+
+let harness: Harness | undefined
+afterEach(async () => {
+  await harness?.dispose()
+  harness = undefined
+})
+
+/** A plugin as authors write it: register, read, nothing about setup. Counts its starts and what it read. */
+function adapterPlugin(starts: unknown[]) {
+  return (ctx: import('cordis').Context) => {
+    const settings = ctx.settings.register('adapter', Adapter)
+    starts.push(settings.get())
+  }
+}
+
+describe('a plugin whose section needs setup', () => {
+  it('is listed with each missing path, takes writes, and starts once the values are given', async () => {
+    harness = await boot()
+    const starts: unknown[] = []
+    const fiber = harness.root.plugin({ inject: ['settings'], apply: adapterPlugin(starts) })
+    await expect(fiber.await()).rejects.toThrow(SettingsNeedsSetupError)
+    const failure = await fiber.await().catch((error: unknown) => error as SettingsNeedsSetupError)
+    expect(failure).toMatchObject({ code: 'SETTINGS_NEEDS_SETUP', ns: 'adapter', missing: [['selfId'], ['token']] })
+    expect(starts).toEqual([])
+
+    const [view] = harness.provider.describe({ ns: 'adapter', redactSecrets: true })
+    expect(view).toMatchObject({ ns: 'adapter', registered: true, needsSetup: true, problem: { path: [], missing: [['selfId'], ['token']] } })
+    expect(view!.problem!.message).toContain('$.selfId')
+
+    // One field at a time, as a page sends them: each write is kept while the section is still incomplete.
+    await harness.provider.mutate('adapter', [{ op: 'set', path: ['selfId'], value: '1234' }])
+    const [partial] = harness.provider.describe({ ns: 'adapter', redactSecrets: true })
+    expect(partial).toMatchObject({ needsSetup: true, user: { selfId: '1234' }, problem: { missing: [['token']] } })
+    expect(starts).toEqual([])
+
+    await harness.provider.mutate('adapter', [{ op: 'set', path: ['token'], value: 'typed-token-9f2' }])
+    await fiber.await().catch(() => {})
+    await expect.poll(() => starts.length).toBe(1)
+    expect(starts[0]).toEqual({ selfId: '1234', token: 'typed-token-9f2', port: 8080 })
+    const [ready] = harness.provider.describe({ ns: 'adapter', redactSecrets: true })
+    expect(ready!.needsSetup).toBeUndefined()
+    expect(ready!.problem).toBeUndefined()
+    expect(JSON.stringify(ready)).not.toContain('typed-token-9f2')
+  })
+
+  it('names the missing values of the chosen union branch', async () => {
+    harness = await boot({ document: { adapter: { selfId: 'a', token: 't', protocol: 'http' } } })
+    const fiber = harness.root.plugin({ inject: ['settings'], apply: adapterPlugin([]) })
+    const failure = await fiber.await().then(() => undefined, (error: unknown) => error as SettingsNeedsSetupError)
+    expect(failure?.missing).toEqual([['endpoint']])
+  })
+
+  it('goes away with its plugin, and a plugin starting again takes its place', async () => {
+    harness = await boot()
+    const fiber = harness.root.plugin({ inject: ['settings'], apply: adapterPlugin([]) })
+    await fiber.await().catch(() => {})
+    expect(harness.provider.describe().map((d) => d.ns)).toEqual(['adapter'])
+    await fiber.dispose()
+    expect(harness.provider.describe()).toEqual([])
+    // The namespace is free again: an unrelated write is refused as unknown, a new registration waits afresh.
+    await expect(harness.provider.mutate('adapter', [{ op: 'set', path: ['selfId'], value: 'x' }])).rejects.toMatchObject({ code: 'SETTINGS_UNKNOWN_NAMESPACE' })
+    const again = harness.root.plugin({ inject: ['settings'], apply: adapterPlugin([]) })
+    await expect(again.await()).rejects.toMatchObject({ code: 'SETTINGS_NEEDS_SETUP' })
+    expect(harness.provider.describe({ ns: 'adapter' })[0]?.needsSetup).toBe(true)
+  })
+
+  it('never puts a typed secret into the error, the logs or the descriptor', async () => {
+    harness = await boot({ document: { adapter: { token: 'stored-secret-77', protocol: 'http' } } })
+    const fiber = harness.root.plugin({ inject: ['settings'], apply: adapterPlugin([]) })
+    const failure = await fiber.await().then(() => undefined, (error: unknown) => error as Error)
+    expect(failure?.message).not.toContain('stored-secret-77')
+    expect(JSON.stringify(harness.provider.describe({ redactSecrets: true }))).not.toContain('stored-secret-77')
+    expect(harness.logs.map((line) => line.text).join('\n')).not.toContain('stored-secret-77')
+  })
+})
