@@ -22,8 +22,9 @@ export function editorSchemaPath(document: string): string {
 }
 
 /** The editor schema's text for these kinds: JSON Schema 2020-12, two-space indented. */
-export function editorSchemaText(kinds: readonly { ns: string; schema: SettingsSchema<unknown> }[]): string {
-  return `${JSON.stringify(settingsJsonSchema(kinds.map(({ ns, schema }) => ({ ns, schema: schema as never }))), null, 2)}\n`
+export function editorSchemaText(kinds: readonly { ns: string; schema: SettingsSchema<unknown> }[], locale?: string): string {
+  const schemas = kinds.map(({ ns, schema }) => ({ ns, schema: schema as never }))
+  return `${JSON.stringify(settingsJsonSchema(schemas, locale === undefined ? {} : { locale }), null, 2)}\n`
 }
 
 /** Options of {@link EditorSchemaWriter}. */
@@ -34,6 +35,8 @@ export interface EditorSchemaWriterOptions {
   stopping(): boolean
   /** Whom the file (and a folder made for it) is given to: the document's owner, when a root process writes it. */
   give?(): FileOwnerIds | undefined
+  /** The locale the schema's descriptions are written in, where a plugin gives them per locale. Default `en-US`. */
+  locale?: string
   /** How long changes are gathered before a write (many plugins register at start). Default 50 ms. */
   delayMs?: number
   /**
@@ -124,7 +127,7 @@ export class EditorSchemaWriter {
 
   private async write(): Promise<void> {
     if (this.closed) return
-    const text = editorSchemaText([...this.shown].map(([ns, schema]) => ({ ns, schema })))
+    const text = editorSchemaText([...this.shown].map(([ns, schema]) => ({ ns, schema })), this.options.locale)
     // Read without blocking: something other than a file there (a FIFO) is replaced like a stale schema.
     const current = await readDocumentText(this.path).catch(() => undefined)
     if (current === text) return

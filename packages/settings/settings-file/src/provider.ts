@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
 import { documentWith, getSection, readsHold, SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
 import { resolveDocumentPath } from 'dsh-settings-home'
+import { environmentLocale } from 'dsh-settings/locale'
 import { placeNew, replaceIfSame, writeTemp } from './atomic.ts'
 import { realDirectory, resolveTarget, sameTarget, type DocumentTarget } from './document-target.ts'
 import { SettingsDocumentTooLargeError, SettingsNotAFileError } from './errors.ts'
@@ -90,6 +91,7 @@ export class FileSettingsProvider extends SettingsProvider {
     settleMs: Schema.natural().default(100).description('A read that comes back shorter than the last one while the file is younger than this is read again once it settles.'),
     maxDocumentBytes: Schema.natural().min(1).default(DEFAULT_MAX_DOCUMENT_BYTES).description('Size cap (UTF-8 bytes) on the document: a larger one fails the load, is ignored on reload and refuses writes; a write that would pass it is refused.'),
     editorSchema: Schema.boolean().default(true).description('Keep <document>.schema.json (JSON Schema of every registered namespace) beside the document for editors.'),
+    locale: Schema.string().description('Locale the editor schema\'s descriptions are written in where a plugin gives them per locale (zh-CN, en-US); defaults from LC_ALL / LC_MESSAGES / LANG.'),
     schemaModeline: Schema.boolean().default(false).description('Also add the yaml-language-server modeline to an existing YAML document at its next write (a new one always gets it).'),
     history: Schema.union([
       Schema.const(false),
@@ -102,8 +104,8 @@ export class FileSettingsProvider extends SettingsProvider {
 
   private readonly file: string
   private readonly format: DocumentFormat
-  private readonly options: Required<Omit<FileSettingsProvider.Config, 'path' | 'home' | 'history' | 'editorSchema' | 'schemaModeline'>>
-  private readonly schemaOptions: { editorSchema: boolean; schemaModeline: boolean }
+  private readonly options: Required<Omit<FileSettingsProvider.Config, 'path' | 'home' | 'history' | 'editorSchema' | 'schemaModeline' | 'locale'>>
+  private readonly schemaOptions: { editorSchema: boolean; schemaModeline: boolean; locale: string }
   private schemaWriter: EditorSchemaWriter | undefined
   private readonly historyLimits: Required<FileSettingsProvider.HistoryConfig> | false
   /** This host's boot and pid namespace: fixed for the life of the process, so read once, not on every write. */
@@ -145,7 +147,7 @@ export class FileSettingsProvider extends SettingsProvider {
       maxDocumentBytes: config.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
     }
     this.historyLimits = config.history === false ? false : { keep: config.history?.keep ?? 50, maxAgeDays: config.history?.maxAgeDays ?? 30 }
-    this.schemaOptions = { editorSchema: config.editorSchema ?? true, schemaModeline: config.schemaModeline ?? false }
+    this.schemaOptions = { editorSchema: config.editorSchema ?? true, schemaModeline: config.schemaModeline ?? false, locale: config.locale ?? environmentLocale() }
   }
 
   /** The registered kinds changed: rewrite the editor schema once they settle. */
@@ -227,6 +229,7 @@ export class FileSettingsProvider extends SettingsProvider {
         owner: this.writer,
         stopping: this.stopping,
         leaveGraceMs: this.kindLeaveGraceMs,
+        locale: this.schemaOptions.locale,
         give: () => ownerToGive(this.file),
       })
     }
@@ -721,6 +724,8 @@ export namespace FileSettingsProvider {
     editorSchema?: boolean
     /** Add the yaml-language-server modeline to an existing YAML document at its next write (default false; a new one always gets it). */
     schemaModeline?: boolean
+    /** The locale of the editor schema's descriptions (default: from `LC_ALL` / `LC_MESSAGES` / `LANG`). */
+    locale?: string
     history?: HistoryConfig | false
   }
 }

@@ -15,6 +15,7 @@
  * with a warning are flagged (see {@link settingsJsonSchema}), and a string's
  * lower length bound (see the `string` case of `Converter.core`).
  */
+import { localizedText } from './locale.ts'
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import type Schema from 'schemastery'
 import { isPlainObject, setOwn } from './data.ts'
@@ -86,6 +87,11 @@ export interface SettingsJsonSchemaKind {
 export interface SettingsJsonSchemaOptions {
   /** The document schema's `$id`, for an editor that maps schemas to files by URI. */
   $id?: string
+  /**
+   * The locale descriptions are written in when a schema gives them per locale
+   * (`zh-CN` falls back to `zh`, `en-US`, `en`, the untagged text, the first). Default `en-US`.
+   */
+  locale?: string
 }
 
 /** The `$schema` a document schema declares: JSON Schema draft 2020-12. */
@@ -128,17 +134,6 @@ interface Site {
   section?: boolean
 }
 
-/** A schema's description as one string: itself, or from an i18n dict the English text, the untranslated one, or the first. */
-function descriptionOf(description: unknown): string | undefined {
-  if (typeof description === 'string') return description || undefined
-  if (!isPlainObject(description)) return undefined
-  for (const key of ['en', '']) {
-    const text = description[key]
-    if (typeof text === 'string' && text) return text
-  }
-  for (const text of Object.values(description)) if (typeof text === 'string' && text) return text
-  return undefined
-}
 
 /** A deep copy of `value` when it is JSON data (finite numbers, plain objects, arrays), else `undefined`. */
 function jsonCopy(value: unknown): { value: unknown } | undefined {
@@ -387,6 +382,9 @@ class Converter {
   private count = 0
   private redactor: Redactor | undefined
 
+  /** @param locale - descriptions given per locale are written in this one (see `localizedText`). */
+  constructor(private readonly locale = 'en-US') {}
+
   /** One section: its value may be absent or `null` (both read as no section: the layers below apply), and is merged over lower layers. */
   section(schema: AnySchema): JsonSchema {
     this.redactor = createRedactor(schema)
@@ -436,7 +434,7 @@ class Converter {
     let schema = meta.loose ? {} : this.core(node, meta, site)
     if (site.entry) schema = site.section || nullResolves(node, meta) ? acceptNull(schema) : refuseNull(schema)
     // Annotations come last, so a transform's or a lazy schema's own override those of the schema it wraps.
-    const description = descriptionOf(meta.description)
+    const description = localizedText(meta.description, this.locale)
     if (description !== undefined) schema.description = description
     if (meta.badges?.some((badge) => badge?.text === 'deprecated')) schema.deprecated = true
     if (meta.hidden) schema.doNotSuggest = true
@@ -622,8 +620,8 @@ function withVersionKey(section: JsonSchema): JsonSchema {
  * inside list and tuple items, which replace what lies below them whole. A recursive
  * schema's repeated part is written once under the result's own `$defs`.
  */
-export function sectionJsonSchema(schema: AnySchema): JsonSchema {
-  const converter = new Converter()
+export function sectionJsonSchema(schema: AnySchema, options: Pick<SettingsJsonSchemaOptions, 'locale'> = {}): JsonSchema {
+  const converter = new Converter(options.locale)
   const result = withVersionKey(converter.section(schema))
   if (Object.keys(converter.defs).length) result.$defs = { ...converter.defs }
   return result
@@ -639,7 +637,7 @@ export function sectionJsonSchema(schema: AnySchema): JsonSchema {
  * @throws {TypeError} when a namespace is malformed, reserved or given twice.
  */
 export function settingsJsonSchema(kinds: readonly SettingsJsonSchemaKind[], options: SettingsJsonSchemaOptions = {}): JsonSchemaDocument {
-  const converter = new Converter()
+  const converter = new Converter(options.locale)
   const sections: Record<string, JsonSchema> = {}
   for (const { ns, schema, title } of kinds) {
     if (typeof ns !== 'string' || !NAMESPACE_PATTERN.test(ns) || RESERVED_NAMESPACES.has(ns)) {

@@ -6,6 +6,8 @@ import type { SettingsSchema } from './types.ts'
 /** A registration waiting for values: the fiber to start again once they are given. */
 export interface PendingSetup {
   readonly fiber: Fiber
+  /** Set once a write gave the values and the plugin is being started again. */
+  restarting?: boolean
 }
 
 function isPlain(value: unknown): value is Record<string, unknown> {

@@ -139,14 +139,25 @@ export class Registrations {
     throw new SettingsNeedsSetupError({ ns: kind.ns, scope, missing, reason: showMissing(missing) })
   }
 
-  /** A registration waiting for setup now resolves: it gives way, and its plugin starts again (after the commit that did it). */
+  /**
+   * A registration waiting for setup now resolves: its plugin starts again
+   * (after the commit that did it), and its new registration takes the waiting
+   * one's place, so the namespace stays listed throughout. A plugin that does not
+   * register again leaves it to go once it has started.
+   */
   setupDone(instance: Instance): void {
-    const { fiber } = instance.setup!
-    void this.unregister(instance)
+    const setup = instance.setup!
+    if (setup.restarting) return
+    setup.restarting = true
     setImmediate(() => {
-      if (fiber.uid === null || this.host.stopped) return
+      const { fiber } = setup
+      if (fiber.uid === null || this.host.stopped) return void this.unregister(instance)
       // `update` with the same config clears the failure and runs the plugin again; `true`: nothing to save.
-      Promise.resolve(fiber.update(fiber.config, true)).catch((error: unknown) => this.host.logger.warn(`settings: ${sectionLabel(instance.kind.ns, instance.scope)} could not start again after setup`, error))
+      Promise.resolve(fiber.update(fiber.config, true))
+        .catch((error: unknown) => this.host.logger.warn(`settings: ${sectionLabel(instance.kind.ns, instance.scope)} could not start again after setup`, error))
+        .finally(() => {
+          if (instance.alive) void this.unregister(instance)
+        })
     })
   }
 

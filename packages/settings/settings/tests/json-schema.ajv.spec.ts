@@ -9,6 +9,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020'
 import fc from 'fast-check'
 import Schema from 'schemastery'
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
+import { corpusEntries, corpusSchema, sampleSection } from 'dsh-testing/corpus'
 import { describe, expect, it } from 'vitest'
 import { adoptDocument, getSection, SCOPES_KEY } from '../src/document.ts'
 import { JSON_SCHEMA_EXTRA_KEYWORDS, sectionJsonSchema, settingsJsonSchema } from '../src/json-schema.ts'
@@ -204,8 +205,9 @@ function coreValue(node: AnySchema, depth: number): fc.Arbitrary<unknown> {
       return base.filter((value) => value.length >= (meta.min ?? 0) && value.length <= (meta.max ?? Infinity))
     }
     case 'number': {
-      const low = meta.min ?? -1000
-      const high = meta.max ?? 1000
+      // A bound on one side only (a port from 1024 up, say) sets the other 1000 away.
+      const low = meta.min ?? Math.min(-1000, (meta.max ?? 0) - 1000)
+      const high = meta.max ?? Math.max(1000, low + 1000)
       if (meta.step) {
         const count = Math.floor((high - low) / meta.step)
         return fc.integer({ min: 0, max: count }).map((k) => Number((low + k * meta.step!).toFixed(10)))
@@ -588,5 +590,50 @@ describe('JSON Schema and ajv', () => {
       expect(seamAccepts(misc, { filter: '(' })).toBe(false)
       expect(jsonSchemaAccepts({ misc: { filter: '(' } })).toBe(true)
     })
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// The corpus: every published Config (dsh-testing/corpus), both directions on generated values.
+// ---------------------------------------------------------------------------------------------
+
+describe('JSON Schema and ajv over the corpus of published Configs', () => {
+  const entries = corpusEntries()
+  const counts = { accepted: 0, refused: 0 }
+
+  it.each(entries.map((entry) => [entry.ns, entry] as const))('%s: valid draft 2020-12; what the seam takes passes, a type error it refuses fails', (_, entry) => {
+    const schema = corpusSchema(entry)
+    const section = sectionJsonSchema(schema)
+    const ajv = newAjv()
+    expect(ajv.validateSchema(section), JSON.stringify(ajv.errors)).toBe(true)
+    const validate = newAjv().compile(section)
+    for (const optional of [false, true]) {
+      const sample = asJson(sampleSection(schema, { optional }).section)
+      expect(seamAccepts(schema, sample)).toBe(true)
+      expect(validate(sample), JSON.stringify(validate.errors)).toBe(true)
+    }
+    fc.assert(
+      fc.property(entryValue(schema, 0).map(asJson), (value) => {
+        if (!seamAccepts(schema, value)) return
+        counts.accepted++
+        expect(validate(value), JSON.stringify(validate.errors)).toBe(true)
+      }),
+      { numRuns: 40 },
+    )
+    const bad = badValue(schema, 0)
+    if (!bad) return
+    fc.assert(
+      fc.property(bad.map(asJson), (value) => {
+        if (seamAccepts(schema, value)) return
+        counts.refused++
+        expect(validate(value)).toBe(false)
+      }),
+      { numRuns: 40 },
+    )
+  })
+
+  it('checked values in both directions across the corpus', () => {
+    expect(counts.accepted).toBeGreaterThan(entries.length * 5)
+    expect(counts.refused).toBeGreaterThan(entries.length)
   })
 })

@@ -3,6 +3,7 @@
  * revived with `Schema(json)`: that would evaluate transform source with
  * `new Function`, and the page must treat everything it receives as untrusted.
  */
+import { localizedText } from 'dsh-settings/locale'
 
 /** The `meta` fields the form model understands, each checked for its type. */
 export interface NodeMeta {
@@ -56,24 +57,11 @@ function finite(value: unknown): number | undefined {
 }
 
 /**
- * The locales to try, best first, for a reader of `locale`: the locale itself,
- * its language alone, then English (`en-US`, `en`), then the untagged text
- * (`''`). A description given in none of them shows its first text.
- */
-export function localeChain(locale: string): string[] {
-  const language = locale.split('-')[0] ?? ''
-  return [...new Set([locale, language, 'en-US', 'en', ''].filter((tag, index) => tag !== '' || index === 4))]
-}
-
-/**
  * A description is a string or a dict of texts by locale (`{ 'zh-CN': …, 'en-US': … }`);
- * this picks the text for a reader of `locale` (see {@link localeChain}).
+ * this picks the text for a reader of `locale` (see `localizedText` in `dsh-settings/locale`).
  */
 export function describeText(value: unknown, locale = ''): string | undefined {
-  if (typeof value === 'string') return value
-  if (!isRecord(value)) return undefined
-  for (const tag of localeChain(locale)) if (typeof value[tag] === 'string') return value[tag]
-  return Object.values(value).find((text): text is string => typeof text === 'string')
+  return localizedText(value, locale)
 }
 
 function readPattern(value: unknown): NodeMeta['pattern'] {

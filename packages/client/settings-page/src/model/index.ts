@@ -6,7 +6,9 @@
  */
 
 /** Read a schema envelope as data; see {@link readEnvelope}. */
-export { readEnvelope, resolveNode, holdsSecret, describeText, localeChain } from './envelope.ts'
+export { readEnvelope, resolveNode, holdsSecret, describeText } from './envelope.ts'
+/** The fallback chain of locales the model picks descriptions by. */
+export { localeChain } from 'dsh-settings/locale'
 /** The envelope shapes the model reads. */
 export type { Envelope, EnvelopeNode, NodeMeta } from './envelope.ts'
 /** Build a form from one view and walk it; see {@link buildForm}. */
