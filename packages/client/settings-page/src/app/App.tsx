@@ -6,22 +6,15 @@ import { Section } from './Section.tsx'
 import type { SettingsSession } from './session.ts'
 import { useSession, useStore } from './use-session.ts'
 import { fieldId } from './format.ts'
+import { m, PAGE_LOCALES, pageLocale, type PageLocale } from './i18n.ts'
 
-const CONNECTION_TEXT = {
-  connecting: 'Connecting…',
-  live: 'Live',
-  reconnecting: 'Reconnecting…',
-  closed: 'Disconnected',
-} as const
 
 /** Shown when the page was opened without the tokened URL `pnpm start` prints. */
 export function MissingToken() {
   return (
     <main class="page">
-      <h1>Settings</h1>
-      <p role="alert">
-        This page needs its access token. Open the address that <code>pnpm start</code> printed (it ends in <code>#token=…</code>).
-      </p>
+      <h1>{m.settings}</h1>
+      <p role="alert">{m.needsToken}</p>
     </main>
   )
 }
@@ -42,27 +35,31 @@ function Forms({ session }: { session: SettingsSession }) {
   const searching = isSearching(state.search)
   const matched = state.sections.map((section) => ({ section, match: searching ? searchForm(section.form, state.search) : undefined }))
   const shown = searching ? matched.filter(({ match }) => match !== undefined) : matched
+  // Plugins waiting for setup come first: nothing else on the page matters to them until they are set up.
+  const waiting = shown.filter(({ section }) => section.form.view.needsSetup)
+  const ordered = [...waiting, ...shown.filter(({ section }) => !section.form.view.needsSetup)]
   return (
     <>
       <ScopeBar session={session} scope={state.scope} scopes={state.scopes} />
-      {!state.writable && state.status === 'ready' && <p class="notice">The settings provider cannot save changes; the forms are read-only.</p>}
+      {!state.writable && state.status === 'ready' && <p class="notice">{m.readOnly}</p>}
       {state.status === 'failed' && (
         <div class="notice notice-error" role="alert">
-          <p>Could not read the settings: {state.failure}</p>
+          <p>{m.readFailed(state.failure ?? '')}</p>
           <button type="button" onClick={() => void session.load()}>
-            Try again
+            {m.tryAgain}
           </button>
         </div>
       )}
       {state.status !== 'failed' && <SearchBar session={session} query={state.search} scoped={scoped} tally={searching && state.status === 'ready' ? { shown: shown.length, total: state.sections.length } : undefined} />}
-      {state.status === 'loading' && state.sections.length === 0 && <p>Loading…</p>}
+      {state.status === 'loading' && state.sections.length === 0 && <p>{m.loading}</p>}
       {state.status !== 'failed' && (
         <div class="layout">
           {shown.length > 0 && (
-            <nav class="toc" aria-label="Namespaces">
+            <nav class="toc" aria-label={m.namespaces}>
+              {waiting.length > 0 && <p class="toc-head">{m.needsSetupList}</p>}
               <ul>
-                {shown.map(({ section: { form } }) => (
-                  <li key={form.ns}>
+                {ordered.map(({ section: { form } }) => (
+                  <li key={form.ns} class={form.view.needsSetup ? 'toc-setup' : undefined}>
                     <a href={`#${fieldId(form.ns, [])}`} onClick={(event) => jumpTo(event, fieldId(form.ns, []))}>
                       {form.ns}
                     </a>
@@ -72,14 +69,27 @@ function Forms({ session }: { session: SettingsSession }) {
             </nav>
           )}
           <main class="sections" aria-busy={state.status === 'loading'}>
-            {state.status === 'ready' && state.sections.length === 0 && <p>No plugin registered settings{scoped ? ' that this scope can hold' : ''}.</p>}
-            {shown.map(({ section, match }) => (
+            {state.status === 'ready' && state.sections.length === 0 && <p>{m.noneRegistered(scoped)}</p>}
+            {ordered.map(({ section, match }) => (
               <Section key={`${state.scope ?? ''}\0${section.form.ns}`} session={session} section={section} writable={state.writable} match={match} />
             ))}
           </main>
         </div>
       )}
     </>
+  )
+}
+
+/** The page's language switch; the pick is kept for the next visit. */
+function LanguageSwitch({ session }: { session: SettingsSession }) {
+  return (
+    <select class="language" value={pageLocale()} aria-label={m.language} onChange={(event) => session.setLocale(event.currentTarget.value as PageLocale)}>
+      {PAGE_LOCALES.map(({ locale, name }) => (
+        <option key={locale} value={locale} lang={locale}>
+          {name}
+        </option>
+      ))}
+    </select>
   )
 }
 
@@ -91,20 +101,21 @@ export function App({ session }: { session: SettingsSession }) {
   return (
     <div class="page">
       <header class="top">
-        <h1>Settings</h1>
+        <h1>{m.settings}</h1>
         <span class={`connection connection-${state.connection}`} role="status">
-          {CONNECTION_TEXT[state.connection]}
+          {m.connection[state.connection]}
         </span>
         {state.document && (
           <button type="button" onClick={() => void session.openDocument()}>
-            Open settings file
+            {m.openFile}
           </button>
         )}
         {state.history && (
           <button type="button" class="quiet" aria-pressed={showHistory} onClick={() => (showHistory ? session.history.hide() : void session.history.show())}>
-            History
+            {m.history}
           </button>
         )}
+        <LanguageSwitch session={session} />
       </header>
       {showHistory ? <HistoryPanel view={session.history} /> : <Forms session={session} />}
       <p class="status-line" aria-live="polite">

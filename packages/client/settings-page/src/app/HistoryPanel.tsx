@@ -3,24 +3,22 @@ import type { SettingsFieldChange, SettingsHistoryVersion, SettingsSectionDiff }
 import { showPath, showTime, showValue } from './format.ts'
 import { sectionKey, sectionName, whoMadeIt, type HistoryDiff, type HistoryState, type HistoryView } from './history.ts'
 import { useStore } from './use-session.ts'
-
-const NOT_SET = 'Not set'
-const SECRET_SET = 'Set (secret, not shown)'
-const UNDECLARED_SET = 'Set (not used by this plugin, not shown)'
+import { m } from './i18n.ts'
 
 /** What a changed field was in the version and is now, as two cells of text. Secrets never carry a value. */
 function cells(change: SettingsFieldChange): [string, string] {
-  if (change.withheld) return ['Differs (not shown)', 'Differs (not shown)']
+  const NOT_SET = m.notSet
+  if (change.withheld) return [m.differsHidden, m.differsHidden]
   if (change.secret) {
-    if (change.change === 'set') return [NOT_SET, SECRET_SET]
-    if (change.change === 'unset') return [SECRET_SET, NOT_SET]
-    return [SECRET_SET, 'Replaced (secret, not shown)']
+    if (change.change === 'set') return [NOT_SET, m.secretSetHidden]
+    if (change.change === 'unset') return [m.secretSetHidden, NOT_SET]
+    return [m.secretSetHidden, m.secretReplaced]
   }
   // A key the schema does not declare carries no value either: it may be a renamed secret.
   if (change.undeclared) {
-    if (change.change === 'set') return [NOT_SET, UNDECLARED_SET]
-    if (change.change === 'unset') return [UNDECLARED_SET, NOT_SET]
-    return [UNDECLARED_SET, 'Replaced (not shown)']
+    if (change.change === 'set') return [NOT_SET, m.undeclaredSet]
+    if (change.change === 'unset') return [m.undeclaredSet, NOT_SET]
+    return [m.undeclaredSet, m.replacedHidden]
   }
   if (change.change === 'set') return [NOT_SET, showValue(change.after)]
   if (change.change === 'unset') return [showValue(change.before), NOT_SET]
@@ -29,8 +27,8 @@ function cells(change: SettingsFieldChange): [string, string] {
 
 /** How a section's stored version changed from the version picked to now: a migration names its steps. */
 function versionLine(version: NonNullable<SettingsSectionDiff['version']>): string {
-  if (version.steps) return `Migrated from version ${version.before} to version ${version.after}${version.steps.length ? `: ${version.steps.join('; ')}` : ''}.`
-  return `Stored at version ${version.before} in this version, at version ${version.after} now.`
+  if (version.steps) return m.versionMigrated(version.before, version.after, version.steps.length ? `: ${version.steps.join('; ')}` : '')
+  return m.versionStored(version.before, version.after)
 }
 
 /** A DOM id for one section of the difference. */
@@ -50,24 +48,24 @@ function DiffSection({ view, state, section }: { view: HistoryView; state: Histo
         <h4 id={`${id}-name`}>{name}</h4>
         {!section.unregistered && (
           <button type="button" class="quiet" disabled={state.restoring} aria-describedby={`${id}-name`} onClick={() => void view.restoreSection(section.ns, section.scope)}>
-            Restore this section
+            {m.restoreSection}
           </button>
         )}
       </header>
       {section.unregistered ? (
-        <p class="field-hint">No plugin registers this namespace now, so its fields are not compared and it cannot be restored from here.</p>
+        <p class="field-hint">{m.unregisteredDiff}</p>
       ) : (
         <>
           {section.version && <p class="field-hint diff-version">{versionLine(section.version)}</p>}
-          {withheld && <p class="field-hint">One of the two versions of this section does not fit its schema, so no values are shown.</p>}
+          {withheld && <p class="field-hint">{m.mismatchNote}</p>}
           <div class="table-wrap">
             <table class="diff-table">
-              <caption class="visually-hidden">Fields of {name} that differ</caption>
+              <caption class="visually-hidden">{m.differCaption(name)}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Field</th>
-                  <th scope="col">In this version</th>
-                  <th scope="col">Now</th>
+                  <th scope="col">{m.field}</th>
+                  <th scope="col">{m.inThisVersion}</th>
+                  <th scope="col">{m.now}</th>
                 </tr>
               </thead>
               <tbody>
@@ -119,29 +117,29 @@ function DiffView({ view, state, diff, version }: { view: HistoryView; state: Hi
   return (
     <section class="diff" aria-labelledby="diff-heading" aria-busy={diff.status === 'loading' || state.restoring}>
       <h3 id="diff-heading" tabIndex={-1}>
-        {version ? `Version written ${showTime(version.writtenAt)} by ${whoMadeIt(version.by)}` : 'Selected version'}
+        {version ? m.versionWritten(showTime(version.writtenAt), whoMadeIt(version.by)) : m.selectedVersion}
       </h3>
-      <p class="description">What differs between this version and the settings now. Restoring writes the version's values back; the settings it replaces are kept as a version too.</p>
-      {diff.status === 'loading' && <p>Comparing…</p>}
+      <p class="description">{m.diffIntro}</p>
+      {diff.status === 'loading' && <p>{m.comparing}</p>}
       {diff.status === 'failed' && (
         <div class="notice notice-error" role="alert">
-          <p>Could not compare this version: {diff.failure}</p>
+          <p>{m.compareFailed(diff.failure ?? '')}</p>
           <button type="button" onClick={() => void view.select(diff.version)}>
-            Try again
+            {m.tryAgain}
           </button>
         </div>
       )}
-      {diff.status === 'ready' && diff.sections.length === 0 && <p>This version matches the current settings.</p>}
+      {diff.status === 'ready' && diff.sections.length === 0 && <p>{m.sameAsNow}</p>}
       {diff.status === 'ready' && diff.sections.length > 0 && (
         <>
           <div class="actions">
             <button type="button" disabled={state.restoring} onClick={() => void view.restoreVersion()}>
-              Restore this version
+              {m.restoreVersion}
             </button>
           </div>
           {versionError && (
             <p class="notice notice-error" role="alert">
-              Could not restore this version: {versionError.message}
+              {m.restoreFailed(versionError.message)}
             </p>
           )}
           {diff.sections.map((section) => (
@@ -155,13 +153,13 @@ function DiffView({ view, state, diff, version }: { view: HistoryView; state: Hi
 
 /** One kept version in the list: when it was written, by whom, and which sections it changed. */
 function VersionItem({ view, version, selected }: { view: HistoryView; version: SettingsHistoryVersion; selected: boolean }) {
-  const changed = version.sections.length ? version.sections.map(sectionName).join(', ') : 'no section'
+  const changed = version.sections.length ? version.sections.map(sectionName).join(', ') : m.noSection
   return (
     <li class={selected ? 'version version-selected' : 'version'}>
       <button type="button" class="quiet version-pick" aria-pressed={selected} onClick={() => void view.select(version.id)}>
         <time dateTime={version.writtenAt}>{showTime(version.writtenAt)}</time>
-        <span class="version-who">by {whoMadeIt(version.by)}</span>
-        <span class="version-sections">Changed: {changed}</span>
+        <span class="version-who">{m.by(whoMadeIt(version.by))}</span>
+        <span class="version-sections">{m.changedSections(changed)}</span>
       </button>
     </li>
   )
@@ -180,30 +178,30 @@ export function HistoryPanel({ view }: { view: HistoryView }) {
   return (
     <section id="history" class="history" aria-labelledby="history-heading">
       <h2 id="history-heading" ref={heading} tabIndex={-1}>
-        History
+        {m.history}
       </h2>
-      <p class="description">Versions of the settings file kept each time it was replaced, newest first. Pick one to see how it differs from the settings now.</p>
-      {state.status === 'loading' && <p>Loading…</p>}
+      <p class="description">{m.historyIntro}</p>
+      {state.status === 'loading' && <p>{m.loading}</p>}
       {state.status === 'failed' && (
         <div class="notice notice-error" role="alert">
-          <p>Could not read the history: {state.failure}</p>
+          <p>{m.historyFailed(state.failure ?? '')}</p>
           <button type="button" onClick={() => void view.refresh()}>
-            Try again
+            {m.tryAgain}
           </button>
         </div>
       )}
-      {state.status === 'ready' && state.versions.length === 0 && <p>No version is kept yet. One is kept each time the settings file is replaced.</p>}
+      {state.status === 'ready' && state.versions.length === 0 && <p>{m.noVersions}</p>}
       {state.versions.length > 0 && (
         <div class="history-layout">
           <div class="history-list">
-            <ol class="versions" aria-label="Kept versions">
+            <ol class="versions" aria-label={m.keptVersions}>
               {state.versions.map((version) => (
                 <VersionItem key={version.id} view={view} version={version} selected={version.id === state.selected} />
               ))}
             </ol>
             {state.more && (
               <button type="button" class="quiet" disabled={state.loadingMore} onClick={() => void view.loadMore()}>
-                {state.loadingMore ? 'Loading…' : 'Load more'}
+                {state.loadingMore ? m.loading : m.loadMore}
               </button>
             )}
             {state.status === 'ready' && state.failure && (
@@ -212,7 +210,7 @@ export function HistoryPanel({ view }: { view: HistoryView }) {
               </p>
             )}
           </div>
-          {state.diff ? <DiffView view={view} state={state} diff={state.diff} version={selected} /> : <p class="diff-empty">Pick a version to compare it with the settings now.</p>}
+          {state.diff ? <DiffView view={view} state={state} diff={state.diff} version={selected} /> : <p class="diff-empty">{m.pickVersion}</p>}
         </div>
       )}
     </section>

@@ -1,4 +1,5 @@
 import type { SettingsSectionMigration } from 'dsh-settings'
+import { m } from './i18n.ts'
 
 /** The steps of a migration as one line: `rename $.apiKey to $.token; splitHost`. */
 function steps(migration: SettingsSectionMigration): string {
@@ -16,23 +17,21 @@ export function MigrationNote({ migration }: { migration: SettingsSectionMigrati
   if (migration.state === 'migrated') {
     return (
       <p class="notice migration-note" role="status">
-        Migrated from version {migration.from} to version {migration.version}
-        {steps(migration)}.
+        {m.migrated(migration.from ?? 0, migration.version, steps(migration))}
       </p>
     )
   }
   if (migration.state === 'pending') {
     return (
       <p class="notice migration-note" role="status">
-        Stored at version {migration.stored}: it is read as version {migration.version}
-        {steps(migration)}, and written back the next time the plugin starts.
+        {m.migrationPending(migration.stored, migration.version, steps(migration))}
       </p>
     )
   }
   if (migration.state === 'newer') {
     return (
       <p class="notice migration-note" role="status">
-        Stored at version {migration.stored}, newer than this plugin's version {migration.version}: it is read as it is.
+        {m.migrationNewer(migration.stored, migration.version)}
       </p>
     )
   }

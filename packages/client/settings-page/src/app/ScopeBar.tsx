@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import type { SettingsSession } from './session.ts'
+import { m } from './i18n.ts'
 
 const GLOBAL = ''
 
@@ -18,9 +19,9 @@ export function ScopeBar({ session, scope, scopes }: { session: SettingsSession;
   return (
     <div class="scope-bar">
       <div class="scope-pick">
-        <label for="scope-pick">Scope</label>
+        <label for="scope-pick">{m.scope}</label>
         <select id="scope-pick" value={scope ?? GLOBAL} onChange={(event) => void session.showScope((event.currentTarget.value || undefined) as string | undefined)}>
-          <option value={GLOBAL}>Global</option>
+          <option value={GLOBAL}>{m.global}</option>
           {scopes.map((id) => (
             <option key={id} value={id}>
               {id}
@@ -29,7 +30,7 @@ export function ScopeBar({ session, scope, scopes }: { session: SettingsSession;
         </select>
       </div>
       <form class="scope-open" onSubmit={(event) => void open(event)}>
-        <label for="scope-open-id">Open scope</label>
+        <label for="scope-open-id">{m.openScope}</label>
         <input
           id="scope-open-id"
           type="text"
@@ -44,7 +45,7 @@ export function ScopeBar({ session, scope, scopes }: { session: SettingsSession;
             setProblem(undefined)
           }}
         />
-        <button type="submit">Open</button>
+        <button type="submit">{m.open}</button>
         {problem && (
           <p id="scope-open-problem" class="field-error" role="alert">
             {problem}

@@ -1,5 +1,6 @@
 import type { SearchQuery } from '../model/index.ts'
 import type { SettingsSession } from './session.ts'
+import { m, showNumber } from './i18n.ts'
 
 /** How many namespaces a search shows, as the bar reports it. */
 export interface SearchTally {
@@ -14,15 +15,15 @@ export interface SearchTally {
 export function SearchBar({ session, query, scoped, tally }: { session: SettingsSession; query: SearchQuery; scoped: boolean; tally?: SearchTally | undefined }) {
   const text = query.text.trim()
   return (
-    <div class="search-bar" role="search" aria-label="Settings">
+    <div class="search-bar" role="search" aria-label={m.settings}>
       <div class="search-box">
-        <label for="search-text">Search settings</label>
+        <label for="search-text">{m.searchLabel}</label>
         <input
           id="search-text"
           type="search"
           autocomplete="off"
           spellcheck={false}
-          placeholder="key, title or description"
+          placeholder={m.searchPlaceholder}
           aria-describedby="search-hint"
           value={query.text}
           onInput={(event) => session.setSearch({ ...query, text: event.currentTarget.value })}
@@ -30,22 +31,22 @@ export function SearchBar({ session, query, scoped, tally }: { session: Settings
       </div>
       <div class="search-modified">
         <input id="search-modified" type="checkbox" checked={query.modified} aria-describedby="search-modified-hint" onChange={(event) => session.setSearch({ ...query, modified: event.currentTarget.checked })} />
-        <label for="search-modified">Modified only</label>
+        <label for="search-modified">{m.modifiedOnly}</label>
         <p id="search-modified-hint" class="field-hint">
-          {scoped ? 'Fields this scope sets itself.' : 'Fields the settings file sets.'}
+          {m.modifiedHint(scoped)}
         </p>
       </div>
       <div class="search-summary">
         <p id="search-hint" class="search-result" aria-live="polite">
           {tally
             ? tally.shown === 0
-              ? `Nothing matches${text ? ` “${text}”` : ''}${query.modified ? ' among the modified fields' : ''}.`
-              : `Showing ${tally.shown} of ${tally.total} ${tally.total === 1 ? 'namespace' : 'namespaces'}.`
+              ? m.nothingMatches(text, query.modified)
+              : m.showing(showNumber(tally.shown), showNumber(tally.total), tally.total === 1)
             : ''}
         </p>
         {tally && (
           <button type="button" class="quiet" onClick={() => session.setSearch({ text: '', modified: false })}>
-            Clear search
+            {m.clearSearch}
           </button>
         )}
       </div>

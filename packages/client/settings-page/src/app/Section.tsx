@@ -5,6 +5,7 @@ import { fieldId, showPath } from './format.ts'
 import { MigrationNote } from './MigrationNote.tsx'
 import { NotUsedKeys } from './NotUsedKeys.tsx'
 import type { SectionState, SettingsSession } from './session.ts'
+import { m } from './i18n.ts'
 
 function isEmptySection(user: unknown): boolean {
   return user === undefined || (typeof user === 'object' && user !== null && Object.keys(user).length === 0)
@@ -18,6 +19,8 @@ export function Section({ session, section, writable, match }: { session: Settin
   const { form, conflict, newer, error, busy } = section
   // The stored section is not in effect (the file was edited into something the schema or the owner refuses).
   const problem = form.view.problem
+  // The plugin waits for values it requires: they are asked for first, and saving them starts it.
+  const setup = form.view.needsSetup === true
   const scoped = form.scope !== undefined
   const headingId = fieldId(form.ns, [])
   // A refusal naming a shown field goes beside it; one naming the whole section (or a hidden field) goes on top.
@@ -39,20 +42,21 @@ export function Section({ session, section, writable, match }: { session: Settin
   const visible = children.filter((child) => !child.hidden && api.shows(child))
 
   return (
-    <section class="section" aria-labelledby={headingId} aria-busy={busy}>
+    <section class={setup ? 'section section-setup' : 'section'} aria-labelledby={headingId} aria-busy={busy}>
       <header class="section-head">
         <h2 id={headingId} tabIndex={-1}>
           {form.ns}
         </h2>
         {form.applies === 'restart' && (
-          <span class="badge badge-restart" title="Changes take effect after the host restarts">
-            Applies after restart
+          <span class="badge badge-restart" title={m.appliesAfterRestartTitle}>
+            {m.appliesAfterRestart}
           </span>
         )}
-        {!form.registered && <span class="badge">Not registered in this scope</span>}
+        {!form.registered && <span class="badge">{m.notRegisteredHere}</span>}
+        {setup && <span class="badge badge-setup">{m.needsSetupBadge}</span>}
         {(!isEmptySection(form.view.user) || problem) && (
           <button type="button" class="quiet" disabled={api.disabled} onClick={() => void session.apply(form.ns, { type: 'reset-section' })}>
-            {scoped ? 'Reset section to inherited' : 'Reset section to defaults'}
+            {m.resetSection(scoped)}
           </button>
         )}
       </header>
@@ -62,40 +66,45 @@ export function Section({ session, section, writable, match }: { session: Settin
       {conflict && (
         <div class="notice notice-warn" role="alert">
           <p>
-            <strong>Not saved:</strong> this section changed since you opened it.
+            <strong>{m.notSaved}</strong> {m.changedSince}
             {conflict.changes.length > 0 && (
               <>
                 {' '}
-                Changed: {conflict.changes.map((change) => (change.kind === 'secret' ? `${showPath(change.path)} (secret)` : showPath(change.path))).join(', ')}.
+                {m.changed(conflict.changes.map((change) => (change.kind === 'secret' ? `${showPath(change.path)} (${m.secretMark})` : showPath(change.path))).join(', '))}
               </>
             )}
           </p>
           <div class="actions">
             <button type="button" onClick={() => void session.reload(form.ns)}>
-              Reload
+              {m.reload}
             </button>
             <button type="button" onClick={() => void session.reapply(form.ns)}>
-              Re-apply my edit
+              {m.reapply}
             </button>
           </div>
         </div>
       )}
       {newer && !conflict && (
         <div class="notice" role="status">
-          <p>This section changed elsewhere while you were editing it.</p>
+          <p>{m.changedElsewhere}</p>
           <button type="button" onClick={() => void session.reload(form.ns)}>
-            Load the new values
+            {m.loadNew}
           </button>
         </div>
       )}
-      {problem && (
+      {setup && (
+        <div class="notice notice-setup" role="status">
+          <p>{m.needsSetupText((problem?.missing ?? []).map((path) => showPath(path)).join(', '))}</p>
+        </div>
+      )}
+      {problem && !setup && (
         <div class="notice notice-error" role="alert">
           <p>
-            <strong>The stored settings of this section are not in effect</strong>
-            {problem.path.length ? ` (at ${showPath(problem.path)})` : ''}: {problem.message}. The values shown are the last good ones.
+            <strong>{m.notInEffect}</strong>
+            {problem.path.length ? m.atPath(showPath(problem.path)) : ''}: {problem.message}. {m.lastGood}
           </p>
           <button type="button" disabled={api.disabled} onClick={() => void session.apply(form.ns, { type: 'reset-section' })}>
-            {scoped ? 'Reset section to inherited' : 'Reset section to defaults'}
+            {m.resetSection(scoped)}
           </button>
         </div>
       )}
@@ -110,7 +119,7 @@ export function Section({ session, section, writable, match }: { session: Settin
         {visible.map((child) => (
           <FieldView key={child.path.join('\0')} field={child} api={api} />
         ))}
-        {!match && visible.length === 0 && flatten(root).length <= 1 && root.kind !== 'object' && <p>This namespace has no editable fields.</p>}
+        {!match && visible.length === 0 && flatten(root).length <= 1 && root.kind !== 'object' && root.kind !== 'union' && <p>{m.noFields}</p>}
       </div>
       {!match && <NotUsedKeys session={session} ns={form.ns} keys={form.view.undeclared} scoped={scoped} disabled={api.disabled || busy} />}
     </section>

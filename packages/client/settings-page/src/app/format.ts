@@ -1,4 +1,5 @@
 /** Small display helpers shared by the components. */
+import { m, pageLocale } from './i18n.ts'
 
 /** A value as one short line of text, for hints such as "inherits …". */
 export function showValue(value: unknown, limit = 80): string {
@@ -14,20 +15,20 @@ export function fieldId(ns: string, path: readonly string[]): string {
 
 /** A path as people read it: `results.0.url` becomes `results › 1 › url`. */
 export function showPath(path: readonly string[]): string {
-  return path.length === 0 ? 'the whole section' : path.map((key) => (/^\d+$/.test(key) ? String(Number(key) + 1) : key)).join(' › ')
+  return path.length === 0 ? m.wholeSection : path.map((key) => (/^\d+$/.test(key) ? String(Number(key) + 1) : key)).join(' › ')
 }
 
 /** Where a secret comes from, in words. */
 export function layerName(layer: 'base' | 'global' | 'scope' | undefined, scoped: boolean): string {
-  if (layer === 'scope') return 'set in this scope'
-  if (layer === 'global') return scoped ? 'inherited from the global settings' : 'set in the settings file'
-  if (layer === 'base') return 'supplied by the plugin'
-  return 'from the schema default'
+  if (layer === 'scope') return m.layer.scope
+  if (layer === 'global') return scoped ? m.layer.inherited : m.layer.global
+  if (layer === 'base') return m.layer.base
+  return m.layer.defaults
 }
 
-/** A moment (ISO 8601) as people read it, to the second, in the browser's locale and time zone. */
+/** A moment (ISO 8601) as people read it, to the second, in the page's language and the browser's time zone. */
 export function showTime(iso: string): string {
   const date = new Date(iso)
   if (Number.isNaN(date.getTime())) return iso
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
+  return date.toLocaleString(pageLocale(), { dateStyle: 'medium', timeStyle: 'medium' })
 }

@@ -9,32 +9,24 @@ import { RemoteError } from 'dsh-remote/client'
 import type { SettingsHistoryVersion, SettingsSectionDiff } from 'dsh-settings'
 import type { SettingsRestoreValue } from 'dsh-settings-controller'
 import type { PageRemote } from './session.ts'
+import { m } from './i18n.ts'
 
 /** How many versions one page of the list asks for. */
 export const HISTORY_PAGE = 20
 /** The most versions `history` answers in one call. */
 const MAX_PAGE = 200
 
-/** Who made a version, as the list says it. */
-const WHO: Record<SettingsHistoryVersion['by'][number], string> = {
-  plugin: 'this host (plugin)',
-  wire: 'this host (wire)',
-  host: 'this host',
-  migration: 'this host (migration)',
-  outside: 'an outside edit',
-  unknown: 'unknown (no record left)',
-}
 
 /** Who made a version, in words: `this host (plugin)`, `an outside edit`, … joined with "and". */
 export function whoMadeIt(by: readonly SettingsHistoryVersion['by'][number][]): string {
-  const names = [...new Set(by.map((who) => WHO[who] ?? who))]
-  if (names.length === 0) return WHO.unknown
-  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
+  const names = [...new Set(by.map((who) => m.who[who] ?? who))]
+  if (names.length === 0) return m.who.unknown!
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')}${m.and}${names.at(-1)}`
 }
 
 /** A section as people read it: `search`, or `search in preset/coder`. */
 export function sectionName(section: { ns: string; scope?: string | undefined }): string {
-  return section.scope === undefined ? section.ns : `${section.ns} in ${section.scope}`
+  return section.scope === undefined ? section.ns : m.sectionIn(section.ns, section.scope)
 }
 
 /** A key for one section (namespace and scope), for maps and for rendering. */
@@ -100,7 +92,7 @@ function messageOf(error: unknown): string {
 function errorOf(error: unknown, section?: { ns: string; scope?: string }): HistoryError {
   const found: HistoryError = error instanceof RemoteError ? { message: error.message, code: error.code } : { message: messageOf(error) }
   if (error instanceof RemoteError && error.code === 'settings/conflict') {
-    found.message = `${section ? sectionName(section) : 'The settings'} changed since the difference was read, so nothing was restored. Look at the new difference and try again.`
+    found.message = m.restoreConflict(section ? sectionName(section) : m.theSettings)
   }
   return section ? { ...found, section } : found
 }
@@ -275,8 +267,8 @@ export class HistoryView {
       return
     }
     this.set({ restoring: false })
-    const skipped = answer.skipped.length ? ` Skipped ${listed(answer.skipped)}: no plugin registers it now.` : ''
-    const restored = answer.restored.length ? `Restored ${listed(answer.restored)} from the selected version.` : 'Nothing to restore: this version matches the current settings.'
+    const skipped = answer.skipped.length ? m.skipped(listed(answer.skipped)) : ''
+    const restored = answer.restored.length ? m.restored(listed(answer.restored)) : m.nothingToRestore
     this.host.announce(`${restored}${skipped}`)
     // The restore replaced the document, so it is kept as a version of its own: list it.
     await this.refresh()

@@ -10,6 +10,7 @@ import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import type { SettingsDescribeValue, SettingsNamespaceView, SettingsRemote } from 'dsh-settings-controller'
 import { buildForm, changedFields, NO_SEARCH, planEdit, type Edit, type FieldChange, type FormModel, type SearchQuery } from '../model/index.ts'
 import { HistoryView } from './history.ts'
+import { m, pageLocale, setPageLocale, type PageLocale } from './i18n.ts'
 
 /** The remote client the page uses. */
 export type PageRemote = Remote<{ settings: SettingsRemote }>
@@ -104,7 +105,13 @@ export class SettingsSession {
   private generation = 0
   private refreshTimer: ReturnType<typeof setTimeout> | undefined
 
-  constructor(private readonly remote: PageRemote) {
+  /**
+   * @param storage - where the reader's language pick is kept (the browser's `localStorage`); none in tests.
+   */
+  constructor(
+    private readonly remote: PageRemote,
+    private readonly storage?: Pick<Storage, 'setItem'>,
+  ) {
     this.history = new HistoryView(remote, {
       revisionOf: (ns, scope) => (scope === this.state.scope ? this.section(ns)?.form.revision : undefined),
       announce: (notice) => this.set({ notice }),
@@ -115,6 +122,17 @@ export class SettingsSession {
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+
+  /** The form of a view, with descriptions in the page's language. */
+  private formOf(view: SettingsNamespaceView): FormModel {
+    return buildForm(view, { locale: pageLocale() })
+  }
+
+  /** Speak `locale` from now on (kept for the next visit): the page's texts and every form's descriptions. */
+  setLocale(locale: PageLocale): void {
+    setPageLocale(locale, this.storage)
+    this.set({ sections: this.state.sections.map((section) => ({ ...section, form: this.formOf(section.form.view) })) })
   }
 
   private set(next: Partial<SessionState>): void {
@@ -193,7 +211,7 @@ export class SettingsSession {
         writable: value.writable,
         document: value.document,
         history: value.history,
-        sections: value.namespaces.map((view) => ({ form: buildForm(view), busy: false })),
+        sections: value.namespaces.map((view) => ({ form: this.formOf(view), busy: false })),
       })
       if (!value.history) this.history.hide()
     } catch (error) {
@@ -223,14 +241,14 @@ export class SettingsSession {
     try {
       value = await this.describe()
     } catch (error) {
-      this.set({ notice: `Could not refresh: ${messageOf(error)}` })
+      this.set({ notice: m.refreshFailed(messageOf(error)) })
       return
     }
     if (!value) return
     let overtaken = false
     const sections = value.namespaces.map((view): SectionState => {
       const held = this.section(view.ns)
-      if (!held) return { form: buildForm(view), busy: false }
+      if (!held) return { form: this.formOf(view), busy: false }
       // A write answered while this read was on its way: the read may predate it, so keep the answer and read again.
       if (this.answers.get(view.ns) !== asked.get(view.ns)) {
         overtaken = true
@@ -240,7 +258,7 @@ export class SettingsSession {
       if (held.conflict) return sameRead(held.conflict.latest, view) ? held : { ...held, conflict: { latest: view, changes: changedFields(held.form.view, view) } }
       if (sameRead(held.form.view, view)) return held
       if (this.isEditing(view.ns) || held.busy) return { ...held, newer: view }
-      return { form: buildForm(view), busy: false }
+      return { form: this.formOf(view), busy: false }
     })
     this.set({ scopes: this.scopesFrom(value), writable: value.writable, document: value.document, history: value.history, sections })
     if (!value.history) this.history.hide()
@@ -317,7 +335,7 @@ export class SettingsSession {
     // The answer belongs to the scope and load it was sent from; a page that moved on only hears that it was saved.
     const generation = this.generation
     const current = () => generation === this.generation
-    const where = form.scope === undefined ? ns : `${ns} in ${form.scope}`
+    const where = form.scope === undefined ? ns : m.sectionIn(ns, form.scope)
     this.patchSection(ns, (s) => ({ ...s, busy: true, error: undefined }))
     try {
       const settings = this.remote.settings
@@ -329,11 +347,11 @@ export class SettingsSession {
         // A read that arrived while the write was on its way may be newer than the write's answer: read again.
         if (this.section(ns)?.newer) this.scheduleRefresh()
         this.answers.set(ns, (this.answers.get(ns) ?? 0) + 1)
-        this.patchSection(ns, () => ({ form: buildForm(view), busy: false }))
+        this.patchSection(ns, () => ({ form: this.formOf(view), busy: false }))
       }
-      this.set({ notice: `Saved ${where}.` })
+      this.set({ notice: m.saved(where) })
     } catch (error) {
-      if (!current()) this.set({ notice: `Could not save ${where}: ${messageOf(error)}` })
+      if (!current()) this.set({ notice: m.saveFailed(where, messageOf(error)) })
       else if (error instanceof RemoteError && error.code === 'settings/conflict') await this.enterConflict(ns, edit)
       else this.patchSection(ns, (s) => ({ ...s, busy: false, error: errorOf(error) }))
     }
@@ -347,7 +365,7 @@ export class SettingsSession {
       if (!value) return
       const latest = value.namespaces.find((view) => view.ns === ns)
       if (!latest) {
-        this.patchSection(ns, (s) => ({ ...s, busy: false, error: { message: 'The section changed and is no longer described.', code: 'settings/conflict' } }))
+        this.patchSection(ns, (s) => ({ ...s, busy: false, error: { message: m.noLongerDescribed, code: 'settings/conflict' } }))
         return
       }
       this.conflicted.set(ns, edit)
@@ -363,7 +381,7 @@ export class SettingsSession {
     const latest = section?.conflict?.latest ?? section?.newer
     this.editing.delete(ns)
     this.conflicted.delete(ns)
-    if (latest) this.patchSection(ns, () => ({ form: buildForm(latest), busy: false }))
+    if (latest) this.patchSection(ns, () => ({ form: this.formOf(latest), busy: false }))
     else await this.refresh()
   }
 
@@ -373,9 +391,9 @@ export class SettingsSession {
     const edit = this.conflicted.get(ns)
     if (!conflict || !edit) return undefined
     this.conflicted.delete(ns)
-    this.patchSection(ns, () => ({ form: buildForm(conflict.latest), busy: false }))
+    this.patchSection(ns, () => ({ form: this.formOf(conflict.latest), busy: false }))
     const refused = await this.apply(ns, edit)
-    if (refused) this.patchSection(ns, (s) => ({ ...s, error: { message: `Your edit no longer applies: ${refused}` } }))
+    if (refused) this.patchSection(ns, (s) => ({ ...s, error: { message: m.editNoLonger(refused) } }))
     return refused
   }
 
@@ -383,9 +401,9 @@ export class SettingsSession {
   async openDocument(): Promise<void> {
     try {
       await this.remote.settings.openSettingsDocument()
-      this.set({ notice: 'Opened the settings file in its editor.' })
+      this.set({ notice: m.openedFile })
     } catch (error) {
-      this.set({ notice: `Could not open the settings file: ${messageOf(error)}` })
+      this.set({ notice: m.openFailed(messageOf(error)) })
     }
   }
 }

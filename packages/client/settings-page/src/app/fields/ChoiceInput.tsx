@@ -4,6 +4,7 @@ import type { Edit } from '../../model/index.ts'
 import { showValue } from '../format.ts'
 import { describedBy, FieldShell } from './FieldShell.tsx'
 import type { ControlProps } from './TextInput.tsx'
+import { m } from '../i18n.ts'
 
 /** Up to this many constants render as radio buttons; more become a select. */
 const MAX_RADIOS = 3
@@ -64,7 +65,7 @@ export function ChoiceInput({ field, api, id, label, inList }: ControlProps) {
   return (
     <FieldShell field={field} api={api} id={id} label={label} problem={problem} inList={inList}>
       <select id={id} disabled={api.disabled} aria-describedby={describedBy(id, field, problem)} value={selected >= 0 ? String(selected) : ''} onChange={(event) => choose(Number(event.currentTarget.value))}>
-        {selected < 0 && <option value="">{field.default !== undefined ? `Default (${showValue(field.default)})` : 'Choose…'}</option>}
+        {selected < 0 && <option value="">{field.default !== undefined ? m.defaultChoice(showValue(field.default)) : m.choose}</option>}
         {options.map((option, index) => (
           <option key={index} value={String(index)}>
             {option.label}

@@ -4,6 +4,7 @@ import { fieldId } from '../format.ts'
 import { FieldShell } from './FieldShell.tsx'
 import { FieldView } from './FieldView.tsx'
 import type { ControlProps } from './TextInput.tsx'
+import { m, showNumber } from '../i18n.ts'
 
 /** The fields of an object to render: not hidden, and shown by the search. */
 function visible(field: Field, shows: (child: Field) => boolean): Field[] {
@@ -44,26 +45,26 @@ function ArrayGroup({ field, api, id, label, inList }: ControlProps) {
   }
   return (
     <FieldShell field={field} api={api} id={id} label={label} problem={problem} group inList={inList}>
-      {items.length === 0 && <p class="empty">No items.</p>}
-      <ol class="items">
+      {items.length === 0 && <p class="empty">{m.noItems}</p>}
+      <ol class={field.layout === 'table' ? 'items items-table' : 'items'}>
         {items.map((child, index) => {
-          const name = `${label} item ${index + 1}`
+          const name = m.itemName(label, showNumber(index + 1))
           return (
             <li key={index} class="item">
               <FieldView field={child} api={api} label={name} inList />
               <div class="actions item-actions">
                 {field.reorderable && (
                   <>
-                    <button type="button" class="quiet" disabled={api.disabled || index === 0} onClick={() => move(index, index - 1)} aria-label={`Move ${name} up`}>
+                    <button type="button" class="quiet" disabled={api.disabled || index === 0} onClick={() => move(index, index - 1)} aria-label={m.moveUp(name)}>
                       ↑
                     </button>
-                    <button type="button" class="quiet" disabled={api.disabled || index === items.length - 1} onClick={() => move(index, index + 1)} aria-label={`Move ${name} down`}>
+                    <button type="button" class="quiet" disabled={api.disabled || index === items.length - 1} onClick={() => move(index, index + 1)} aria-label={m.moveDown(name)}>
                       ↓
                     </button>
                   </>
                 )}
                 <button type="button" class="quiet danger" disabled={api.disabled} onClick={() => void send({ type: 'array-remove', path: field.path, index })}>
-                  Remove {name}
+                  {m.removeNamed(name)}
                 </button>
               </div>
             </li>
@@ -72,10 +73,10 @@ function ArrayGroup({ field, api, id, label, inList }: ControlProps) {
       </ol>
       {field.item && (
         <button type="button" disabled={api.disabled} onClick={() => void send({ type: 'array-add', path: field.path, value: blankValue(field.item!) })}>
-          Add {label} item
+          {m.addItem(label)}
         </button>
       )}
-      {field.reorderable === false && items.length > 1 && <p class="field-hint">These items hold secrets, so they keep their order.</p>}
+      {field.reorderable === false && items.length > 1 && <p class="field-hint">{m.secretOrder}</p>}
     </FieldShell>
   )
 }
@@ -93,11 +94,11 @@ function RenameEntry({ api, field, entry, onDone }: { api: ControlProps['api']; 
         void api.apply({ type: 'dict-rename', path: field.path, from: entry, to: draft }).then((problem) => onDone(problem))
       }}
     >
-      <label for={boxId}>New name for {entry}</label>
+      <label for={boxId}>{m.renameTo(entry)}</label>
       <input id={boxId} type="text" value={draft} autocomplete="off" onInput={(event) => setDraft(event.currentTarget.value)} />
-      <button type="submit">Rename</button>
+      <button type="submit">{m.rename}</button>
       <button type="button" class="quiet" onClick={() => onDone()}>
-        Cancel
+        {m.cancel}
       </button>
     </form>
   )
@@ -116,8 +117,8 @@ function DictGroup({ field, api, id, label, inList }: ControlProps) {
   const addId = `${id}-new-key`
   return (
     <FieldShell field={field} api={api} id={id} label={label} problem={problem} group inList={inList}>
-      {(field.children ?? []).length === 0 && <p class="empty">No entries.</p>}
-      <ul class="items">
+      {(field.children ?? []).length === 0 && <p class="empty">{m.noEntries}</p>}
+      <ul class={field.layout === 'table' ? 'items items-table' : 'items'}>
         {(field.children ?? []).map((child) => {
           const entry = child.path.at(-1)!
           return (
@@ -136,10 +137,10 @@ function DictGroup({ field, api, id, label, inList }: ControlProps) {
               ) : (
                 <div class="actions item-actions">
                   <button type="button" class="quiet" disabled={api.disabled} onClick={() => setRenaming(entry)}>
-                    Rename {entry}
+                    {m.renameNamed(entry)}
                   </button>
                   <button type="button" class="quiet danger" disabled={api.disabled} onClick={() => void send({ type: 'dict-remove', path: field.path, key: entry })}>
-                    Remove {entry}
+                    {m.removeNamed(entry)}
                   </button>
                 </div>
               )}
@@ -157,10 +158,10 @@ function DictGroup({ field, api, id, label, inList }: ControlProps) {
             })
           }}
         >
-          <label for={addId}>New {label} key</label>
+          <label for={addId}>{m.newKey(label)}</label>
           <input id={addId} type="text" autocomplete="off" value={key} disabled={api.disabled} onInput={(event) => setKey(event.currentTarget.value)} />
           <button type="submit" disabled={api.disabled}>
-            Add
+            {m.add}
           </button>
         </form>
       )}

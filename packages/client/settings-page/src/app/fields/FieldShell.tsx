@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact'
 import type { Field } from '../../model/index.ts'
 import { showValue } from '../format.ts'
 import type { SectionApi } from './api.ts'
+import { m } from '../i18n.ts'
 
 /** What a shell needs besides the field. */
 export interface ShellProps {
@@ -41,11 +42,11 @@ export function FieldShell({ field, api, id, label, problem, group, inList, chil
   const marks = (
     <>
       {field.overridden && !inList && (
-        <span class="mark" title={api.scoped ? 'Set in this scope' : 'Set in the settings file'}>
-          {api.scoped ? 'set in this scope' : 'modified'}
+        <span class="mark" title={api.scoped ? m.setHere : m.setInFile}>
+          {api.scoped ? m.setHere : m.modified}
         </span>
       )}
-      {field.required && <span class="mark mark-required">required</span>}
+      {field.required && <span class="mark mark-required">{m.required}</span>}
     </>
   )
   const body = (
@@ -58,7 +59,7 @@ export function FieldShell({ field, api, id, label, problem, group, inList, chil
       {children}
       {api.scoped && showsInherited(field) && (
         <p class="field-hint">
-          {field.overridden ? 'Overrides the inherited value ' : 'Inherited: '}
+          {field.overridden ? m.overridesInherited : m.inherited}
           <code>{showValue(field.inherited)}</code>
         </p>
       )}
@@ -69,11 +70,25 @@ export function FieldShell({ field, api, id, label, problem, group, inList, chil
       )}
       {field.overridden && !inList && field.path.length > 0 && (
         <button type="button" class="quiet reset" disabled={api.disabled} onClick={() => void api.apply({ type: 'unset', path: field.path })}>
-          {api.scoped ? `Reset ${label} to inherited` : `Reset ${label} to default`}
+          {m.resetField(label, api.scoped)}
         </button>
       )}
     </>
   )
+  if (group && field.collapsed) {
+    // A group the plugin folds (`collapse()`): its fields show once opened.
+    return (
+      <details class={`field field-${field.kind}`}>
+        <summary>
+          {label} {marks}
+        </summary>
+        <fieldset aria-describedby={field.description ? `${id}-desc` : undefined}>
+          <legend class="visually-hidden">{label}</legend>
+          {body}
+        </fieldset>
+      </details>
+    )
+  }
   if (group) {
     return (
       <fieldset class={`field field-${field.kind}`} aria-describedby={field.description ? `${id}-desc` : undefined}>

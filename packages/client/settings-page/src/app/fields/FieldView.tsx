@@ -6,6 +6,9 @@ import { Collection } from './Collection.tsx'
 import { FieldShell } from './FieldShell.tsx'
 import { SecretInput } from './SecretInput.tsx'
 import { TextInput } from './TextInput.tsx'
+import { m } from '../i18n.ts'
+import { UnionField } from './UnionField.tsx'
+import { BitsetInput, JsonInput, ReadonlyValue } from './CodeValue.tsx'
 
 /** Renders any field by its kind. `label` overrides the key as the visible name (list items). */
 export function FieldView({ field, api, label, inList }: { field: Field; api: SectionApi; label?: string; inList?: boolean }) {
@@ -28,11 +31,19 @@ export function FieldView({ field, api, label, inList }: { field: Field; api: Se
     case 'array':
     case 'tuple':
       return <Collection {...props} />
+    case 'union':
+      return <UnionField {...props} />
+    case 'bitset':
+      return <BitsetInput {...props} />
+    case 'json':
+      return <JsonInput {...props} />
+    case 'readonly':
+      return <ReadonlyValue {...props} />
     default:
       return (
         <FieldShell {...props}>
           <output id={props.id}>
-            {field.value === undefined ? 'Not set' : showValue(field.value)} <span class="field-hint">({field.reason ?? 'no editor for this field'}; edit the settings file)</span>
+            {field.value === undefined ? m.notSet : showValue(field.value)} <span class="field-hint">({m.noEditor(field.reason ?? '')})</span>
           </output>
         </FieldShell>
       )

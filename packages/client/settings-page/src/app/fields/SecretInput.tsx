@@ -3,6 +3,7 @@ import { validateField } from '../../model/index.ts'
 import { layerName } from '../format.ts'
 import { describedBy, FieldShell } from './FieldShell.tsx'
 import type { ControlProps } from './TextInput.tsx'
+import { m } from '../i18n.ts'
 
 /**
  * A write-only secret: the page only knows whether one is set and by which
@@ -43,11 +44,11 @@ export function SecretInput({ field, api, id, label, inList }: ControlProps) {
   return (
     <FieldShell field={field} api={api} id={id} label={label} problem={problem} group inList={inList}>
       <p class="secret-state" id={`${id}-state`}>
-        {state.set ? `Set, ${layerName(state.layer, api.scoped)}` : 'Not set'}
+        {state.set ? m.secretSet(layerName(state.layer, api.scoped)) : m.notSet}
       </p>
       {open ? (
         <form class="secret-form" onSubmit={(event) => void save(event)}>
-          <label for={id}>New value for {label}</label>
+          <label for={id}>{m.newSecret(label)}</label>
           <input
             id={id}
             name="secret"
@@ -65,20 +66,20 @@ export function SecretInput({ field, api, id, label, inList }: ControlProps) {
             ref={box}
           />
           <div class="actions">
-            <button type="submit">Save {label}</button>
+            <button type="submit">{m.saveNamed(label)}</button>
             <button type="button" class="quiet" onClick={close}>
-              Cancel
+              {m.cancel}
             </button>
           </div>
         </form>
       ) : (
         <div class="actions">
           <button type="button" disabled={api.disabled} aria-describedby={`${id}-state`} onClick={() => setOpen(true)}>
-            Replace {label}
+            {m.replaceNamed(label)}
           </button>
           {own && (
             <button type="button" class="quiet" disabled={api.disabled} onClick={() => void api.apply({ type: 'clear-secret', path: field.path }).then(setProblem)}>
-              Clear {label}
+              {m.clearNamed(label)}
             </button>
           )}
         </div>
