@@ -6,7 +6,8 @@
  */
 import { corpusEntries, corpusSchema, sampleSection } from 'dsh-testing/corpus'
 import { afterEach, describe, expect, it } from 'vitest'
-import { blankValue, buildForm, everyField, getAt, hasAt, planEdit, type Edit, type Field, type FormModel } from '../../src/model/index.ts'
+import { blankValue, buildForm, everyField, getAt, hasAt, planEdit } from '../../src/model/index.ts'
+import { someEdit } from './corpus-edits.ts'
 import { deploy, NS, type Deployment } from './harness.ts'
 
 let current: Deployment | undefined
@@ -16,54 +17,6 @@ afterEach(async () => {
 })
 
 const entries = corpusEntries()
-const EDITABLE = new Set(['string', 'textarea', 'link', 'number', 'slider', 'boolean', 'select'])
-
-/** A value for the field other than the one it shows: what a person would type. */
-function another(field: Field): unknown {
-  switch (field.kind) {
-    case 'boolean':
-      return field.value !== true
-    case 'select':
-      return field.options!.find((option) => JSON.stringify(option.value) !== JSON.stringify(field.value))?.value
-    case 'number':
-    case 'slider': {
-      const base = typeof field.value === 'number' ? field.value : (field.min ?? 0)
-      const step = field.step ?? 1
-      return field.max !== undefined && base + step > field.max ? base - step : base + step
-    }
-    default:
-      return field.pattern ? undefined : `edited-${field.path.join('-')}`
-  }
-}
-
-/**
- * One edit a person would make on the form: set the first plain field of the
- * chosen forms to another value, or else switch the first union to another form.
- * Answers the edit and the path whose stored value must change.
- */
-function someEdit(model: FormModel): { edit: Edit; path: string[]; value?: unknown } | undefined {
-  const unions: Field[] = []
-  const walk = (field: Field): { edit: Edit; path: string[]; value: unknown } | undefined => {
-    if (EDITABLE.has(field.kind) && !field.hidden && field.path.length) {
-      const value = another(field)
-      if (value !== undefined) return { edit: { type: 'set', path: field.path, value }, path: field.path, value }
-    }
-    if (field.kind === 'union') unions.push(field)
-    for (const child of field.children ?? []) {
-      if (field.kind === 'array' || field.kind === 'dict') continue
-      const found = walk(child)
-      if (found) return found
-    }
-    return undefined
-  }
-  const found = walk(model.root)
-  if (found) return found
-  const union = unions.find((field) => field.path.length && (field.variants?.length ?? 0) > 1)
-  if (!union) return undefined
-  const index = union.variants!.findIndex((variant, i) => i !== union.variant && variant.field.kind !== 'const')
-  return { edit: { type: 'choose-variant', path: union.path, index }, path: union.path }
-}
-
 describe('the form model over the corpus', () => {
   it('gives every field of every Config an editor: 0 unsupported, 0 stubs', async () => {
     let fields = 0

@@ -60,6 +60,8 @@ export interface LaunchOptions {
   viewport?: { width: number; height: number } | null
   /** The `prefers-color-scheme` the page sees. */
   colorScheme?: 'light' | 'dark' | 'no-preference' | null
+  /** The browser's language (`navigator.language`, `Accept-Language`); `en-US` unless given, whatever the machine's. */
+  locale?: string
   /**
    * Milliseconds a Playwright action, wait or navigation may take; 10 000 unless given. Kept under
    * vitest's 20 s test timeout so a missing element fails with Playwright's message naming the locator.
@@ -89,7 +91,7 @@ export async function launchBrowser(executablePath: string, options: LaunchOptio
   const { actionTimeoutMs = ACTION_TIMEOUT_MS, ...contextOptions } = options
   let context: BrowserContext
   try {
-    context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: [...CHROMIUM_FLAGS], ...contextOptions })
+    context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: [...CHROMIUM_FLAGS], locale: 'en-US', ...contextOptions })
   } catch (error) {
     await removeProfile()
     throw error

@@ -57,6 +57,11 @@ export interface DeploymentOptions {
   document?: string
   /** Plugins plugged in the global scope once the services are up, in order. */
   plugins?: DeploymentPlugin[]
+  /**
+   * Plugins plugged in the global scope after `plugins`, whose start may wait for
+   * setup (their `register` refused for missing values): plugged without waiting.
+   */
+  waiting?: DeploymentPlugin[]
   /** Plugins plugged inside named scopes, keyed by scope id (`preset/coder`), after the global ones. */
   scoped?: Record<string, DeploymentPlugin[]>
   /** The controller's native opener; `false` (no opener) unless given, so no test ever opens a desktop app. */
@@ -154,6 +159,7 @@ async function plugServices(root: Context, home: string, file: string, options: 
 /** Plug the spec's global plugins, then its scoped ones (one named scope per key). */
 async function plugSpecPlugins(root: Context, options: DeploymentOptions, fibers: Fiber[], scopes: Map<string, Scope>): Promise<void> {
   for (const [index, apply] of (options.plugins ?? []).entries()) fibers.push(await plugSpecPlugin(root, apply, `e2e-plugin-${index}`))
+  for (const [index, apply] of (options.waiting ?? []).entries()) fibers.push(root.plugin({ name: `e2e-waiting-${index}`, inject: ['settings'], apply }))
   for (const [id, plugins] of Object.entries(options.scoped ?? {})) {
     const scope = createScope(root, { name: id })
     scopes.set(id, scope)
