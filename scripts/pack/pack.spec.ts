@@ -142,6 +142,12 @@ describe('package manifests', () => {
     expect(undeclared).toEqual([])
   })
 
+  it.each(byDir(published))('%s: the package description is in English and in Chinese', (_, pkg) => {
+    const [english, chinese] = (pkg.manifest.description ?? '').split(' · ')
+    expect(english).toMatch(/^[\x20-\x7e]+$/)
+    expect(chinese).toMatch(/[\u4e00-\u9fff]/)
+  })
+
   it.each(byDir(published))('%s: the published exports map is the workspace one without source', (_, pkg) => {
     const { manifest } = pkg
     expect(manifest.exports?.['./package.json']).toBe('./package.json')

@@ -62,6 +62,8 @@ export type ProblemCode =
   | 'plugin-failed'
   /** A stored section older than its plugin's settings that a migration step fails on. */
   | 'migration-failed'
+  /** A value the plugin requires that neither the document nor the deployment gives: the plugin waits for setup. */
+  | 'missing-value'
   /** A warning: a stored key the namespace's schema does not declare (kept, never read). */
   | 'undeclared-key'
   /** A warning: a section stored at an older version of its plugin's settings, which migrates when the plugin starts. */
@@ -360,7 +362,7 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
     documentProblems.push(
       inDocument(
         positions.locate(documentPath(problem.ns, problem.scope, problem.path)),
-        problem.migrationFailed ? 'migration-failed' : problem.path.length ? 'invalid-value' : 'invalid-section',
+        problem.missingValue ? 'missing-value' : problem.migrationFailed ? 'migration-failed' : problem.path.length ? 'invalid-value' : 'invalid-section',
         `${sectionSubject(problem.ns, problem.scope)} ${formatPath(problem.path)}`,
         ruleOf(problem.message),
       ),
@@ -406,7 +408,10 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
   const deploymentText = PositionedText.parse(deployment.text)
   const inDeployment = (ref: EntryRef, rule: string): Problem => ({ code: 'plugin-failed', file: deploymentFile, ...deploymentText.locate(ref.path, 'key'), subject: pluginSubject(ref), rule })
   const deploymentProblems = deployment.unloaded.map(({ ref, error }) => inDeployment(ref, `could not be loaded: ${scrubMessage(error, values)}`))
-  for (const { ref, error } of pass.failed) if (!explained.has(error)) deploymentProblems.push(inDeployment(ref, `failed to start: ${scrubMessage(error, values)}`))
+  // A plugin waiting for setup is reported by the values it lacks (`missing-value`), not as a failure of its own.
+  for (const { ref, error } of pass.failed) {
+    if (!explained.has(error) && (error as { code?: unknown } | undefined)?.code !== 'SETTINGS_NEEDS_SETUP') deploymentProblems.push(inDeployment(ref, `failed to start: ${scrubMessage(error, values)}`))
+  }
 
   for (const { ref, waitsFor, slow } of pass.idle) {
     const why = slow ? 'was still starting when the check went on' : `did not start: it waits for ${waitsFor.join(', ') || 'a service'}, which nothing the check runs provides (it leaves dsh-remote and dsh-settings-controller out)`

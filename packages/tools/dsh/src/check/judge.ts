@@ -27,6 +27,8 @@ export interface SectionProblem {
   message: string
   /** The section is stored at an older version of its plugin's settings, and a migration step fails on it. */
   migrationFailed?: true
+  /** A value the plugin requires that no layer gives: the plugin waits for setup (`path` is where it goes). */
+  missingValue?: true
 }
 
 /** What judging the sections found. */
@@ -209,6 +211,15 @@ export async function judgeSections(document: Record<string, unknown>, registrat
       for (const descriptor of provider.describe({ scope, redactSecrets: true })) {
         // The first round describes the document as it is; later ones, what is left once refused fields are taken out.
         if (round === 0) warnings.push(...descriptorWarnings(descriptor, scope))
+        if (descriptor.needsSetup) {
+          // Nothing stored is wrong: a value is missing. Each path is reported once; nothing is taken out for it.
+          if (round === 0) {
+            for (const path of descriptor.problem?.missing ?? []) {
+              problems.push({ ns: descriptor.ns, scope, path, message: 'a value is required and no layer gives one: the plugin waits for setup', missingValue: true })
+            }
+          }
+          continue
+        }
         if (descriptor.problem) {
           const migrationFailed = descriptor.migration?.state === 'failed' && !descriptor.problem.path.length ? { migrationFailed: true as const } : {}
           found.push({ ns: descriptor.ns, scope, path: [...descriptor.problem.path], message: descriptor.problem.message, ...migrationFailed })
