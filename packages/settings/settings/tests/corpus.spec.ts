@@ -74,7 +74,7 @@ describe('the corpus of published Configs through the seam', () => {
     for (const secret of all) expect(text).not.toContain(secret)
     for (const view of described) {
       expect(view.problem, view.ns).toBeUndefined()
-      expect(view.secrets.filter((slot) => slot.set).length, view.ns).toBe(planted[view.ns]!.length)
+      expect(view.secrets!.filter((slot) => slot.set).length, view.ns).toBe(planted[view.ns]!.length)
       // The value the plugin reads holds every planted secret; the stored section reads back as written.
       const read = JSON.stringify(handles.get(view.ns)!.get())
       for (const secret of planted[view.ns]!) expect(read).toContain(secret)
@@ -106,7 +106,7 @@ describe('the corpus of published Configs through the seam', () => {
     expect(harness.provider.describe().filter((view) => view.needsSetup)).toEqual([])
     for (const entry of entries) {
       const schema = corpusSchema(entry)
-      await expect.poll(() => reads.get(entry.ns), entry.ns).toEqual(schema(sampleSection(schema).section))
+      await expect.poll(() => reads.get(entry.ns), { message: entry.ns }).toEqual(schema(sampleSection(schema).section))
     }
   })
 })

@@ -1,12 +1,15 @@
 import type { Field } from './fields.ts'
-import { cloneJson } from './paths.ts'
+import { cloneJson, isPlainObject } from './paths.ts'
 
 /**
  * The value a new dict entry or list item starts with: the schema default
- * when there is one, else the emptiest value of the field's kind (the
- * smallest allowed number, the first choice, an empty container).
+ * when there is one (for an object, with its constants and required values
+ * added), else the emptiest value of the field's kind (the smallest allowed
+ * number, the first choice, an empty container).
  */
 export function blankValue(field: Field): unknown {
+  // An object's default (schemastery gives every object `{}`) still lacks its tag and required values.
+  if (field.kind === 'object') return { ...(isPlainObject(field.default) ? cloneJson(field.default) : {}), ...objectBlank(field) }
   if (field.default !== undefined) return cloneJson(field.default)
   switch (field.kind) {
     case 'string':
@@ -23,8 +26,6 @@ export function blankValue(field: Field): unknown {
       return cloneJson(field.constant)
     case 'select':
       return cloneJson(field.options?.[0]?.value ?? null)
-    case 'object':
-      return objectBlank(field)
     case 'union':
       return blankValue(field.variants?.[0]?.field ?? { ...field, kind: 'json' })
     case 'bitset':

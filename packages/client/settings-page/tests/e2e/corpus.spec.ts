@@ -11,7 +11,7 @@ import { corpusEntries, corpusSchema, sampleSection } from 'dsh-testing/corpus'
 import type { Page } from 'playwright-core'
 import Schema from 'schemastery'
 import { expect, it } from 'vitest'
-import { buildForm, getAt, hasAt, type Edit, type Field } from '../../src/model/index.ts'
+import { buildForm, flatten, getAt, hasAt, type Edit, type Field } from '../../src/model/index.ts'
 import { fieldId } from '../../src/app/format.ts'
 import { messagesOf } from '../../src/app/i18n.ts'
 import { someEdit } from '../model/corpus-edits.ts'
@@ -106,6 +106,29 @@ describeBrowser('the page over the corpus of published Configs, in two languages
     const text = await deployment.readFile()
     expect(text).toContain('edited-')
   }, 180_000)
+
+  it('ticks a flag of the Discord adapter’s intents and types a JSON value into chatluna, both through the page', async () => {
+    const { deployment, page } = await open()
+    const settings = await serviceOf(deployment.root, 'settings')
+    const form = (ns: string) => buildForm(settings.describe({ ns, redactSecrets: true })[0] as never, { locale: 'en-US' })
+
+    const intents = flatten(form('adapter-discord').root).find((field) => field.kind === 'bitset')!
+    expect(intents.path).toEqual(['intents'])
+    const before = intents.value as number
+    await page.locator(`#${fieldId('adapter-discord', intents.path)} input[type=checkbox]`).first().click()
+    await expect.poll(() => getAt(settings.describe({ ns: 'adapter-discord' })[0]!.user, ['intents'])).toBe(before ^ 1)
+
+    const json = flatten(form('chatluna').root).find((field) => field.kind === 'json' && !field.hidden)!
+    const box = page.locator(`#${fieldId('chatluna', json.path)}`)
+    await box.fill('"raw"')
+    await box.blur()
+    await expect.poll(() => getAt(settings.describe({ ns: 'chatluna' })[0]!.user, json.path)).toBe('raw')
+    // Text that is not JSON is refused at the field and never sent.
+    await box.fill('{ not json')
+    await box.blur()
+    await page.getByText(en.jsonInvalid).waitFor()
+    expect(getAt(settings.describe({ ns: 'chatluna' })[0]!.user, json.path)).toBe('raw')
+  })
 
   it('speaks the browser’s language, switches to the other, and keeps the pick', async () => {
     deployment = await startDeployment({ assets: session.assets.dir, document: corpusDocument, plugins: corpusPlugins })
