@@ -54,7 +54,7 @@ export function Section({ session, section, writable, match }: { session: Settin
         )}
         {!form.registered && <span class="badge">{m.notRegisteredHere}</span>}
         {setup && <span class="badge badge-setup">{m.needsSetupBadge}</span>}
-        {(!isEmptySection(form.view.user) || problem) && (
+        {(!isEmptySection(form.view.user) || (problem && !setup)) && (
           <button type="button" class="quiet" disabled={api.disabled} onClick={() => void session.apply(form.ns, { type: 'reset-section' })}>
             {m.resetSection(scoped)}
           </button>

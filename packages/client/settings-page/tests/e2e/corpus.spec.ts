@@ -188,6 +188,7 @@ describeBrowser('the page over the corpus of published Configs, in two languages
     expect(await region.getByText(en.needsSetupText('token')).count()).toBe(1)
     expect(starts).toEqual([])
     await saveScreenshot(page, 'needs-setup')
+    await page.screenshot({ path: artifactPath('readme/needs-setup.png') })
 
     await region.getByRole('button', { name: en.replaceNamed('token') }).click()
     await region.getByLabel(en.newSecret('token')).fill(TYPED_TOKEN)
