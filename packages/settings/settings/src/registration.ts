@@ -149,7 +149,8 @@ export class Registrations {
     const setup = instance.setup!
     if (setup.restarting) return
     setup.restarting = true
-    setImmediate(() => {
+    // After the commit under way has finished (it is synchronous): no timer to outlive the service.
+    queueMicrotask(() => {
       const { fiber } = setup
       if (fiber.uid === null || this.host.stopped) return void this.unregister(instance)
       // `update` with the same config clears the failure and runs the plugin again; `true`: nothing to save.

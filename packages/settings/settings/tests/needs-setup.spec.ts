@@ -1,7 +1,7 @@
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SettingsNeedsSetupError } from 'dsh-settings'
-import { boot, type Harness } from './harness.ts'
+import { boot, drainMicrotasks, type Harness } from './harness.ts'
 
 const Adapter = Schema.intersect([
   Schema.object({ selfId: Schema.string().required(), token: Schema.string().role('secret').required() }),
@@ -83,5 +83,37 @@ describe('a plugin whose section needs setup', () => {
     expect(failure?.message).not.toContain('stored-secret-77')
     expect(JSON.stringify(harness.provider.describe({ redactSecrets: true }))).not.toContain('stored-secret-77')
     expect(harness.logs.map((line) => line.text).join('\n')).not.toContain('stored-secret-77')
+  })
+
+  it('does not start a plugin disposed between the write that completes it and its start', async () => {
+    harness = await boot()
+    const starts: unknown[] = []
+    const fiber = harness.root.plugin({ inject: ['settings'], apply: adapterPlugin(starts) })
+    await fiber.await().catch(() => {})
+    const write = harness.provider.mutate('adapter', [
+      { op: 'set', path: ['selfId'], value: 'a' },
+      { op: 'set', path: ['token'], value: 't' },
+    ])
+    await fiber.dispose()
+    // The write runs after the disposal began: it finds the namespace gone, or completes a registration nobody will start.
+    await write.catch((error: unknown) => expect(error).toMatchObject({ code: 'SETTINGS_UNKNOWN_NAMESPACE' }))
+    await drainMicrotasks()
+    expect(starts).toEqual([])
+    expect(harness.provider.describe()).toEqual([])
+  })
+
+  it('waits per scope: a scope’s own section completes the plugin mounted there, the global one stays waiting', async () => {
+    harness = await boot()
+    const global: unknown[] = []
+    const scoped: unknown[] = []
+    await harness.root.plugin({ inject: ['settings'], apply: adapterPlugin(global) }).await().catch(() => {})
+    const { scope } = await harness.mountInScope('preset/ops', () => undefined)
+    await scope.ctx.plugin({ inject: ['settings'], apply: adapterPlugin(scoped) }).await().catch(() => {})
+    expect(harness.provider.describe({ scope: 'preset/ops' })[0]).toMatchObject({ needsSetup: true, problem: { missing: [['selfId'], ['token']] } })
+    await harness.provider.replace('adapter', { selfId: 'ops', token: 'scoped-token', protocol: 'ws' }, undefined, 'preset/ops')
+    await expect.poll(() => scoped.length).toBe(1)
+    expect(scoped[0]).toMatchObject({ selfId: 'ops', protocol: 'ws' })
+    expect(global).toEqual([])
+    expect(harness.provider.describe({ ns: 'adapter' })[0]!.needsSetup).toBe(true)
   })
 })
