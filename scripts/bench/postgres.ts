@@ -27,12 +27,12 @@
  * Propagation samples are spaced by a short pause so each starts from quiet
  * connections; ours and the floor alternate sample by sample.
  */
-import { createRequire } from 'node:module'
+import pg from 'pg'
 import Schema from 'schemastery'
 import type { SettingsScope } from 'dsh-settings'
 import { postgresAvailable, startPostgres, type PostgresServer } from 'dsh-testing/postgres'
-import PostgresSettingsProvider from '../../packages/settings/settings-postgres/src/index.ts'
-import { statements, tablesFor, type Tables } from '../../packages/settings/settings-postgres/src/sql.ts'
+import PostgresSettingsProvider from 'dsh-settings-postgres'
+import { statements, tablesFor, type Tables } from 'dsh-settings-postgres/sql'
 import { bootProvider, buildPluginSchema, mount, namespaces, type Booted, type Row } from './harness.ts'
 import { median, now, percentile, sleep, summarize } from './stats.ts'
 
@@ -62,21 +62,7 @@ const BenchSchema = Schema.object({ counter: Schema.number().default(0) })
 
 // ---- pg ---------------------------------------------------------------------------
 
-/** The part of pg's `Client` the floor uses. */
-interface PgClient {
-  connect(): Promise<unknown>
-  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>
-  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown
-  on(event: 'error', listener: (error: Error) => void): unknown
-  end(): Promise<void>
-}
-
-/** `pg` is the provider package's dependency, not the workspace root's: resolve it from there. */
-const pg = createRequire(new URL('../../packages/settings/settings-postgres/package.json', import.meta.url))('pg') as {
-  Client: new (config: { connectionString: string; application_name?: string }) => PgClient
-}
-
-async function connect(url: string, application: string): Promise<PgClient> {
+async function connect(url: string, application: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url, application_name: application })
   client.on('error', () => {}) // a dropped connection fails its next query, which the bench reports
   await client.connect()
@@ -100,7 +86,7 @@ class FloorWriter {
   private readonly sql: ReturnType<typeof statements>
 
   constructor(
-    private readonly client: PgClient,
+    private readonly client: pg.Client,
     private readonly tables: Tables,
     private readonly document: string,
   ) {
@@ -125,7 +111,7 @@ class FloorWriter {
  * a notification for its document, reads the rows newer than it has seen;
  * `onRows` gets them with the time they arrived.
  */
-async function floorListener(url: string, tables: Tables, document: string, onRows: (rows: RawRow[], at: number) => void): Promise<PgClient> {
+async function floorListener(url: string, tables: Tables, document: string, onRows: (rows: RawRow[], at: number) => void): Promise<pg.Client> {
   const sql = statements(tables)
   const client = await connect(url, FLOOR_LISTENER_APPLICATION)
   let seen = Number((await client.query<{ version: string }>(sql.documentVersion, [document])).rows[0]?.version ?? 0)
@@ -204,7 +190,7 @@ async function measureUpdate(server: PostgresServer): Promise<Row> {
   const sql = statements(tables)
   const names = namespaces(NAMESPACES)
   const host = await bootHost(server.url(), document)
-  const clients: PgClient[] = []
+  const clients: pg.Client[] = []
   try {
     const { value: handles } = await mount(host.root, (ctx) => names.map((ns) => ctx.settings.register(ns, buildPluginSchema())))
     // Store every namespace's section, as a deployment that has run a while would have.
@@ -270,7 +256,7 @@ async function measurePair(server: PostgresServer): Promise<Row[]> {
   const document = 'pair'
   const tables = tablesFor(TABLE)
   const hosts: Booted[] = []
-  const clients: PgClient[] = []
+  const clients: pg.Client[] = []
   try {
     hosts.push(...(await bootHosts(server.url(), document, 2)))
     const [a, b] = hosts as [Booted, Booted]
@@ -358,7 +344,7 @@ async function measurePair(server: PostgresServer): Promise<Row[]> {
 // ---- 3. one writer → 50 hosts ---------------------------------------------------------
 
 /** How many connections `application` holds to the cluster now. */
-async function connectionsOf(inspector: PgClient, application: string): Promise<number> {
+async function connectionsOf(inspector: pg.Client, application: string): Promise<number> {
   const result = await inspector.query<{ count: string }>('SELECT count(*) AS count FROM pg_stat_activity WHERE application_name = $1', [application])
   return Number(result.rows[0]!.count)
 }
@@ -367,7 +353,7 @@ async function measureFanout(server: PostgresServer): Promise<Row[]> {
   const document = 'fanout'
   const tables = tablesFor(TABLE)
   const hosts: Booted[] = []
-  const clients: PgClient[] = []
+  const clients: pg.Client[] = []
   try {
     // The writer first (it makes the document row), then the 50 listeners at once.
     hosts.push(await bootHost(server.url(), document))

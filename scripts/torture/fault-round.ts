@@ -4,8 +4,7 @@
  * check the document is untouched, lift the fault, and write again.
  */
 import { readFile, stat } from 'node:fs/promises'
-import FileSettingsProvider from 'dsh-settings-file'
-import type { FileStep } from '../../packages/settings/settings-file/src/provider.ts'
+import FileSettingsProvider, { type FileStep } from 'dsh-settings-file'
 import type { Here } from './boot.ts'
 import { errorCode } from './children/common.ts'
 import type { Row } from './report.ts'

@@ -6,8 +6,7 @@
  * acquirer that times out is stuck. At the end this process takes the lock
  * once more, sweeps what the dead left, and nothing but the marker folder may remain.
  */
-import { acquireLock } from '../../packages/settings/settings-file/src/lock.ts'
-import { sweepLeftovers } from '../../packages/settings/settings-file/src/leftovers.ts'
+import { acquireLock, sweepLeftovers } from 'dsh-settings-file/store'
 import { between, CHILD_SAFETY_MS, lockWorkspace, removeTemp, sleep, spawnChild, strayFiles, type Child } from './harness.ts'
 import type { Row } from './report.ts'
 

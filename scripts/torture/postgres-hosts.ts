@@ -15,13 +15,12 @@
  * machine has no PostgreSQL server binaries (a failed one under
  * DSH_REQUIRE_POSTGRES=1).
  */
-import { createRequire } from 'node:module'
 import { Context, type Fiber } from 'cordis'
+import pg from 'pg'
 import Schema from 'schemastery'
 import type { SettingsProvider } from 'dsh-settings'
 import { postgresAvailable, REQUIRE_POSTGRES_ENV, startPostgres, TEST_PASSWORD, type PostgresServer } from 'dsh-testing/postgres'
-import PostgresSettingsProvider from 'dsh-settings-postgres'
-import { tablesFor } from '../../packages/settings/settings-postgres/src/sql.ts'
+import PostgresSettingsProvider, { tablesFor } from 'dsh-settings-postgres'
 import { between, CHILD_SAFETY_MS, sleep, spawnChild, type Child } from './harness.ts'
 import type { Row } from './report.ts'
 
@@ -52,16 +51,6 @@ const CLOSE_MS = 10_000
 const APPLICATION = 'dsh-settings-postgres'
 const CHECKER_APPLICATION = 'dsh-torture-checker'
 
-/** `pg` is the provider package's dependency, not the workspace root's: resolve it from there. */
-interface PgClient {
-  connect(): Promise<unknown>
-  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>
-  on(event: 'error', listener: (error: Error) => void): unknown
-  end(): Promise<void>
-}
-const pg = createRequire(new URL('../../packages/settings/settings-postgres/package.json', import.meta.url))('pg') as {
-  Client: new (config: { connectionString: string; application_name?: string; connectionTimeoutMillis?: number }) => PgClient
-}
 
 /** How a refused write came back. */
 interface Refusal {
@@ -381,7 +370,7 @@ class Attacker {
 // ---- the database's own view -----------------------------------------------------------
 
 /** What the database holds for both namespaces, read directly. */
-async function stored(client: PgClient): Promise<Contents> {
+async function stored(client: pg.Client): Promise<Contents> {
   const { rows } = await client.query<{ ns: string; data: Tally | null }>(`SELECT ns, data FROM ${tablesFor(TABLE).sections} WHERE document = $1 AND scope = '' AND ns = ANY($2)`, [
     DOCUMENT,
     [...NAMESPACES],
@@ -395,7 +384,7 @@ async function stored(client: PgClient): Promise<Contents> {
  * Poll until every host shows what the database holds, or `ms` pass; the
  * hosts that never did, and when the last one got there.
  */
-async function converge(hosts: readonly Host[], client: PgClient, ms: number, tallies: Tallies): Promise<{ behind: Host[]; afterMs: number; truth: Contents }> {
+async function converge(hosts: readonly Host[], client: pg.Client, ms: number, tallies: Tallies): Promise<{ behind: Host[]; afterMs: number; truth: Contents }> {
   const began = Date.now()
   for (;;) {
     const truth = await stored(client)
@@ -456,7 +445,7 @@ export async function postgresHosts(seconds: number): Promise<Row[]> {
   const hosts: Host[] = []
   let child: Child | undefined
   let checker: Host | undefined
-  let client: PgClient | undefined
+  let client: pg.Client | undefined
   let notClosed = 0
   try {
     const url = server.url()

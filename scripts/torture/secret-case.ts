@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto'
 import { rename, writeFile } from 'node:fs/promises'
 import { inspect } from 'node:util'
-import { formatLogValue } from '../../packages/core/loader/src/log-format.ts'
+import { formatLogValue } from 'dsh-loader'
 import { sleep } from './harness.ts'
 import { freshNumber, freshSecret, type SecretSchema } from './secret-schemas.ts'
 import type { SecretLedger } from './secret-search.ts'

@@ -7,8 +7,8 @@
  * headless chromium, in the global scope and in `preset/x`. Reuses the page's
  * e2e harness; without chromium or a page build it says why and skips.
  */
-import { findChromium, launchBrowser, openPage, readFieldValues, readStorage, recordTraffic, type LaunchedBrowser } from '../../packages/client/settings-page/tests/e2e/harness/browser.ts'
-import { buildAssets, type BuiltAssets } from '../../packages/client/settings-page/tests/e2e/harness/deployment.ts'
+import { findChromium, launchBrowser, openPage, readFieldValues, readStorage, recordTraffic, type LaunchedBrowser } from 'dsh-testing/browser'
+import { buildPage } from 'dsh-settings-page/build'
 import { removeTemp, sleep, tempDir } from './harness.ts'
 import { registerSecretKind } from './secret-case.ts'
 import { buildSecretSchema, freshNumber, freshSecret, LEAVES, WRAPPERS, type SecretSchema, type Wrapper } from './secret-schemas.ts'
@@ -56,17 +56,18 @@ async function searchPage(page: Page, traffic: ReturnType<typeof recordTraffic>,
 export async function scanPage(ledger: SecretLedger): Promise<PageScan> {
   const executablePath = findChromium()
   if (!executablePath) return { status: 'skipped', note: 'no chromium (install Debian chromium or set CHROMIUM_PATH)', leaks: [], searched: 0 }
-  let assets: BuiltAssets
+  const assets = await tempDir('page-assets')
   try {
-    assets = await buildAssets()
+    await buildPage(assets)
   } catch (error) {
+    await removeTemp(assets)
     return { status: 'skipped', note: `the page does not build: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, leaks: [], searched: 0 }
   }
   const dir = await tempDir('secrets-page')
   let stack: Stack | undefined
   let browser: LaunchedBrowser | undefined
   try {
-    stack = await bootStack(dir, { assets: assets.dir, watch: true, document: '# torture: secret scan (page)\n' })
+    stack = await bootStack(dir, { assets, watch: true, document: '# torture: secret scan (page)\n' })
     const kinds: [string, SecretSchema][] = []
     for (const [index, chain] of ([[], ...WRAPPERS.map((wrapper) => [wrapper])] as Wrapper[][]).entries()) {
       const secrets = buildSecretSchema({ chain, leaf: LEAVES[index % LEAVES.length]!, scoped: index === 1, withBase: index % 3 === 0, recursive: index === 2 })
@@ -114,7 +115,7 @@ export async function scanPage(ledger: SecretLedger): Promise<PageScan> {
   } finally {
     await browser?.close().catch(() => {})
     await stack?.dispose()
-    await assets.remove()
+    await removeTemp(assets)
     await removeTemp(dir)
   }
 }

@@ -14,7 +14,7 @@ import { createScope, type Scope } from 'dsh-scope'
 import type { SettingsProvider, SettingsRegisterOptions, SettingsSchema, SettingsScope } from 'dsh-settings'
 import SettingsController, { type SettingsRemote } from 'dsh-settings-controller'
 import FileSettingsProvider from 'dsh-settings-file'
-import { formatLogValue } from '../../packages/core/loader/src/log-format.ts'
+import { formatLogValue } from 'dsh-loader'
 
 /** One answer the wire client received, as text. */
 export interface Answer {

@@ -16,8 +16,7 @@
 import { randomBytes } from 'node:crypto'
 import { link, readFile, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { acquireLock, type LockStep } from '../../../packages/settings/settings-file/src/lock.ts'
-import { currentOwner, isOwnerGone, parseOwner } from '../../../packages/settings/settings-file/src/owner.ts'
+import { acquireLock, currentOwner, isOwnerGone, parseOwner, type LockStep } from 'dsh-settings-file/store'
 import { between, emit, errorCode, exitEventually, fail, sleep, stopSignal } from './common.ts'
 
 const [lockPath, file, markerDir, timeoutText, chanceText, safetyText, holdText] = process.argv.slice(2)

@@ -31,7 +31,7 @@
 import { extname, resolve } from 'node:path'
 import { processConditions } from 'dsh-loader'
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
-import { NAMESPACE_PATTERN, RESERVED_NAMESPACES, SCOPES_KEY, type SettingsDocument } from 'dsh-settings'
+import { formatPath as formatSectionPath, NAMESPACE_PATTERN, RESERVED_NAMESPACES, SCOPES_KEY, type SettingsDocument } from 'dsh-settings'
 import { DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, readDocumentText, SettingsDocumentError, SettingsDocumentTooLargeError, SettingsNotAFileError, type ParsedDocument } from 'dsh-settings-file/codec'
 import { defaultDocument, pluginSubject, readDeployment, runPass, UsageError, type EntryRef, type FileProviderConfig, type Pass, type Registration } from './deployment.ts'
 import { instanceKey, isPlainObject, isSectionError, judgeSections, sectionHolding, type Judgment } from './judge.ts'
@@ -126,15 +126,13 @@ function shownKey(key: string): string {
   return JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)
 }
 
-/** Render a path inside a section as `$`-rooted text, as the seam does: `$.a.b`, `$.list[0]`, `$["odd key"]`. */
+/**
+ * Render a path inside a section as `$`-rooted text with the seam's own
+ * `formatPath`: `$.a.b`, `$.list[0]`, `$["odd key"]`. Paths here are strings
+ * (describe's and the document's), so a decimal segment is read as an index.
+ */
 export function formatPath(path: readonly string[]): string {
-  let text = '$'
-  for (const segment of path) {
-    if (/^(0|[1-9]\d*)$/.test(segment)) text += `[${segment}]`
-    else if (/^[A-Za-z_$][\w$-]*$/.test(segment)) text += `.${segment}`
-    else text += `[${JSON.stringify(segment)}]`
-  }
-  return text
+  return formatSectionPath(path.map((segment) => (/^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : segment)))
 }
 
 /** `web-search` or `web-search in preset/coder`. */
