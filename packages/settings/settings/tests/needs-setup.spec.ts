@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SettingsNeedsSetupError } from 'dsh-settings'
@@ -115,5 +116,56 @@ describe('a plugin whose section needs setup', () => {
     expect(scoped[0]).toMatchObject({ selfId: 'ops', protocol: 'ws' })
     expect(global).toEqual([])
     expect(harness.provider.describe({ ns: 'adapter' })[0]!.needsSetup).toBe(true)
+  })
+})
+
+describe('a waiting registration under random writes (fast-check)', () => {
+  const Bot = Schema.object({
+    token: Schema.string().role('secret').required(),
+    server: Schema.object({ host: Schema.string().required(), port: Schema.natural().default(80) }).default({}),
+    name: Schema.string().default('bot'),
+  })
+  const op = fc.oneof(
+    fc.record({ op: fc.constant('set' as const), path: fc.constantFrom(['token'], ['server', 'host'], ['name'], ['server', 'port']), value: fc.string({ minLength: 1, maxLength: 6 }) }),
+    fc.record({ op: fc.constant('unset' as const), path: fc.constantFrom(['token'], ['server', 'host'], ['name']) }),
+  )
+
+  it('starts the plugin exactly once, at the first write that completes the section, and lists what is missing until then', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 8 }), async (ops) => {
+        const local = await boot()
+        try {
+          const starts: unknown[] = []
+          const fiber = local.root.plugin({ inject: ['settings'], apply: (ctx) => void starts.push(ctx.settings.register('bot', Bot).get()) })
+          await fiber.await().catch(() => {})
+          let started = false
+          for (const raw of ops) {
+            // A number where the port goes; text elsewhere.
+            const write = raw.op === 'set' && raw.path[1] === 'port' ? { ...raw, value: raw.value.length } : raw
+            await local.provider.mutate('bot', [write]).catch(() => {})
+            await drainMicrotasks()
+            await new Promise((done) => setImmediate(done))
+            const view = local.provider.describe({ ns: 'bot', redactSecrets: true })[0]
+            if (started) continue
+            const user = (local.provider.describe({ ns: 'bot' })[0]?.user ?? {}) as { token?: string; server?: { host?: string } }
+            const complete = user.token !== undefined && user.server?.host !== undefined
+            if (complete) {
+              await fiber.await().catch(() => {})
+              expect(starts).toHaveLength(1)
+              started = true
+            } else {
+              expect(starts).toHaveLength(0)
+              const missing = [...(user.token === undefined ? [['token']] : []), ...(user.server?.host === undefined ? [['server', 'host']] : [])]
+              expect(view).toMatchObject({ needsSetup: true, problem: { missing } })
+            }
+          }
+          // Once started, later writes (an unset of the token) go through the running plugin's checks, never start it again.
+          expect(starts.length).toBe(started ? 1 : 0)
+        } finally {
+          await local.dispose()
+        }
+      }),
+      { numRuns: 40 },
+    )
   })
 })
