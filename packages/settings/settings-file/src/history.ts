@@ -268,6 +268,18 @@ export class DocumentHistory {
 
   /** Every kept version, oldest first (by name: what each is, is checked when it is read). */
   list(): HistoryEntry[] {
+    return this.names().flatMap(({ name, stamp }) => {
+      const replacedAt = parseStamp(stamp)
+      return replacedAt ? [{ path: join(this.directory, name), replacedAt }] : []
+    })
+  }
+
+  /**
+   * The names of the kept versions with their stamps, oldest first. The stamp
+   * is fixed-width (`YYYYMMDDTHHMMSSmmmZ`), so name order is time order and no
+   * date is parsed here.
+   */
+  private names(): { name: string; stamp: string }[] {
     let names: string[]
     try {
       names = readdirSync(this.directory)
@@ -275,27 +287,30 @@ export class DocumentHistory {
       return []
     }
     const prefix = `${this.stem}.`
-    const entries: HistoryEntry[] = []
+    const found: { name: string; stamp: string }[] = []
     for (const name of names) {
       if (!name.startsWith(prefix) || !name.endsWith(this.extension)) continue
       const middle = name.slice(prefix.length, name.length - this.extension.length).split('.')
-      if (middle.length !== 2 || !/^[0-9a-f]{8}$/.test(middle[1]!)) continue
-      const replacedAt = parseStamp(middle[0]!)
-      if (replacedAt) entries.push({ path: join(this.directory, name), replacedAt })
+      if (middle.length !== 2 || !/^[0-9a-f]{8}$/.test(middle[1]!) || !STAMP.test(middle[0]!)) continue
+      found.push({ name, stamp: middle[0]! })
     }
-    return entries.sort((a, b) => a.replacedAt.getTime() - b.replacedAt.getTime() || a.path.localeCompare(b.path))
+    return found.sort((a, b) => (a.stamp < b.stamp ? -1 : a.stamp > b.stamp ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 
-  /** Remove versions beyond the newest `keep` and those older than `maxAgeDays` (names only: `unlink` never follows a link). */
+  /**
+   * Remove versions beyond the newest `keep` and those older than `maxAgeDays`
+   * (names only: `unlink` never follows a link). It runs after every write, so
+   * it reads dates only from the oldest names on, stopping at the first one young enough.
+   */
   prune(now = new Date()): number {
-    const entries = this.list()
+    const entries = this.names()
     const oldest = now.getTime() - this.limits.maxAgeDays * 86_400_000
     const excess = Math.max(0, entries.length - this.limits.keep)
     let removed = 0
-    for (const [index, entry] of entries.entries()) {
-      if (index >= excess && entry.replacedAt.getTime() >= oldest) continue
+    for (const [index, { name, stamp }] of entries.entries()) {
+      if (index >= excess && (parseStamp(stamp)?.getTime() ?? 0) >= oldest) break
       try {
-        unlinkSync(entry.path)
+        unlinkSync(join(this.directory, name))
         removed++
       } catch {
         // Gone already, or a folder planted under a version's name: never fails the write that pruned.
