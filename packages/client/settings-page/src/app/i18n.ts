@@ -115,7 +115,7 @@ const en = {
   flags: (count: string) => `${count} selected`,
   key: 'Key',
   value: 'Value',
-  typeWords: { string: 'text', number: 'number', boolean: 'on / off', object: 'settings', array: 'list', dict: 'table', any: 'JSON' } as Record<string, string>,
+  typeWords: { string: 'text', number: 'number', boolean: 'on / off', object: 'settings', array: 'list', tuple: 'list', dict: 'table', any: 'JSON' } as Record<string, string>,
   // History
   differsHidden: 'Differs (not shown)',
   secretSetHidden: 'Set (secret, not shown)',
@@ -270,7 +270,7 @@ const zh: PageMessages = {
   flags: (count) => `已选 ${count} 项`,
   key: '键',
   value: '值',
-  typeWords: { string: '文本', number: '数字', boolean: '开关', object: '设置', array: '列表', dict: '表', any: 'JSON' },
+  typeWords: { string: '文本', number: '数字', boolean: '开关', object: '设置', array: '列表', tuple: '列表', dict: '表', any: 'JSON' },
   differsHidden: '不同（不显示）',
   secretSetHidden: '已设置（密钥，不显示）',
   secretReplaced: '已替换（密钥，不显示）',

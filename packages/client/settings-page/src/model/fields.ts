@@ -11,6 +11,12 @@ export type FieldKind =
 /** One form a `union` field may take: its name on the chooser, and the field it renders as (at the union's path). */
 export interface FieldVariant {
   label: string
+  /**
+   * Set when `label` is only the branch's type in English (`text`, `number`, …:
+   * it has no description and no constant to name it), so a page can say the
+   * type in its own language.
+   */
+  type?: string
   field: Field
 }
 
@@ -195,14 +201,15 @@ function discriminatorOf(envelope: Envelope, branches: EnvelopeNode[]): string |
 
 const TYPE_WORDS: Record<string, string> = { string: 'text', number: 'number', boolean: 'on / off', object: 'settings', intersect: 'settings', array: 'list', dict: 'table', tuple: 'list', any: 'JSON' }
 
-function variantLabel(envelope: Envelope, branch: EnvelopeNode, discriminator: string | undefined): string {
+function variantLabel(envelope: Envelope, branch: EnvelopeNode, discriminator: string | undefined): Pick<FieldVariant, 'label' | 'type'> {
   if (discriminator) {
     const id = propertiesOf(envelope, branch)?.find(([key]) => key === discriminator)?.[1]
     const constant = resolveNode(envelope, id)
-    if (constant) return constLabel(constant)
+    if (constant) return { label: constLabel(constant) }
   }
-  if (branch.type === 'const') return constLabel(branch)
-  return branch.meta.description ?? TYPE_WORDS[branch.type] ?? branch.type
+  if (branch.type === 'const') return { label: constLabel(branch) }
+  if (branch.meta.description !== undefined) return { label: branch.meta.description }
+  return { label: TYPE_WORDS[branch.type] ?? branch.type, type: branch.type === 'intersect' ? 'object' : branch.type }
 }
 
 /** The variant the value has: by the discriminator when there is one, else the branch that finds the fewest problems with it. */
@@ -221,7 +228,7 @@ function chosenVariant(walk: Walk, branches: EnvelopeNode[], discriminator: stri
     const issues = checkNode(walk.envelope, branch.uid, value, []).length
     if (issues < fewest) [best, fewest] = [index, issues]
   })
-  return fewest === 0 || discriminator === undefined ? best : -1
+  return best
 }
 
 function unionField(walk: Walk, node: EnvelopeNode, id: string, path: string[]): Field {
@@ -229,7 +236,7 @@ function unionField(walk: Walk, node: EnvelopeNode, id: string, path: string[]):
   const inner = { ...walk, stack: [...walk.stack, node.uid] }
   const branches = shownBranches(walk.envelope, node)
   const discriminator = discriminatorOf(walk.envelope, branches)
-  field.variants = branches.map((branch) => ({ label: variantLabel(walk.envelope, branch, discriminator), field: buildField(inner, branch.uid, path) }))
+  field.variants = branches.map((branch) => ({ ...variantLabel(walk.envelope, branch, discriminator), field: buildField(inner, branch.uid, path) }))
   field.variant = chosenVariant(walk, branches, discriminator, field.value)
   if (discriminator !== undefined) field.discriminator = discriminator
   // The chosen form's fields are the union's own, so paths below it resolve through it.

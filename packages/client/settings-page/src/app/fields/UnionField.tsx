@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import type { Edit } from '../../model/index.ts'
+import type { Edit, FieldVariant } from '../../model/index.ts'
 import { m } from '../i18n.ts'
 import { describedBy, FieldShell } from './FieldShell.tsx'
 import { FieldView } from './FieldView.tsx'
@@ -20,13 +20,15 @@ export function UnionField({ field, api, id, label, inList }: ControlProps) {
   const chosen = variants[field.variant ?? -1]
   const pickId = `${id}-form`
   const choose = (index: number) => void send({ type: 'choose-variant', path: field.path, index })
+  // A form named only by its type is named in the page's language.
+  const name = (variant: FieldVariant) => (variant.type ? (m.typeWords[variant.type] ?? variant.label) : variant.label)
   const picker =
     variants.length <= MAX_RADIOS ? (
       <div class="radios" id={pickId} role="radiogroup" aria-label={m.form(label)} aria-describedby={describedBy(id, field, problem)}>
         {variants.map((variant, index) => (
           <label key={index} class="radio">
             <input type="radio" name={pickId} checked={index === field.variant} disabled={api.disabled} onChange={() => choose(index)} />
-            {variant.label}
+            {name(variant)}
           </label>
         ))}
       </div>
@@ -35,7 +37,7 @@ export function UnionField({ field, api, id, label, inList }: ControlProps) {
         {!chosen && <option value="-1">{m.choose}</option>}
         {variants.map((variant, index) => (
           <option key={index} value={String(index)}>
-            {variant.label}
+            {name(variant)}
           </option>
         ))}
       </select>
