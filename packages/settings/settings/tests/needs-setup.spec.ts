@@ -122,7 +122,7 @@ describe('a plugin whose section needs setup', () => {
 describe('a waiting registration under random writes (fast-check)', () => {
   const Bot = Schema.object({
     token: Schema.string().role('secret').required(),
-    server: Schema.object({ host: Schema.string().required(), port: Schema.natural().default(80) }).default({}),
+    server: Schema.object({ host: Schema.string().required(), port: Schema.natural().default(80) }).default({} as never),
     name: Schema.string().default('bot'),
   })
   const op = fc.oneof(
