@@ -5,6 +5,8 @@
  * form model for the same locale. Numbers and dates go through `Intl` in it.
  */
 
+import type { FieldIssue, FieldIssueCode } from '../model/index.ts'
+
 /** The languages the page speaks. */
 export type PageLocale = 'en-US' | 'zh-CN'
 
@@ -164,6 +166,30 @@ const en = {
   openFailed: (why: string) => `Could not open the settings file: ${why}`,
   mismatchNote: 'One of the two versions of this section does not fit its schema, so no values are shown.',
   differCaption: (name: string) => `Fields of ${name} that differ`,
+  badScope: 'A scope id is <kind>/<id>: lowercase letters, digits and hyphens, for example preset/coder.',
+  sectionGone: 'this section is no longer shown',
+  resolveFirst: 'resolve the conflict shown above first',
+  onKey: (text: string) => `key: ${text}`,
+  issue: {
+    'min-length': (p) => `expected at least ${p.min} characters`,
+    'max-length': (p) => `expected at most ${p.max} characters`,
+    pattern: (p) => `expected text matching ${p.pattern}`,
+    finite: () => 'expected a finite number',
+    min: (p) => `expected a number of at least ${p.min}`,
+    max: (p) => `expected a number of at most ${p.max}`,
+    step: (p) => `expected a multiple of ${p.step}${p.from ? ` from ${p.from}` : ''}`,
+    object: () => 'expected an object',
+    list: () => 'expected a list',
+    'tuple-length': (p) => `expected a list of ${p.count} items`,
+    'tuple-max': (p) => `expected at most ${p.count} items`,
+    'one-of': (p) => `expected one of ${p.choices}`,
+    'any-form': () => 'expected a value matching one of the allowed forms',
+    text: () => 'expected text',
+    number: () => 'expected a number',
+    boolean: () => 'expected true or false',
+    constant: (p) => `expected ${p.value}`,
+    required: () => 'a value is required',
+  } as Record<FieldIssueCode, (params: Record<string, string | number>) => string>,
 }
 
 /** Every text the page shows, in one language. */
@@ -318,6 +344,30 @@ const zh: PageMessages = {
   openFailed: (why) => `无法打开设置文件：${why}`,
   mismatchNote: '此节的两个版本之一不符合其架构，因此不显示任何值。',
   differCaption: (name) => `${name} 中不同的字段`,
+  badScope: '作用域 id 的格式为 <kind>/<id>：小写字母、数字和连字符，例如 preset/coder。',
+  sectionGone: '此节已不再显示',
+  resolveFirst: '请先解决上方显示的冲突',
+  onKey: (text) => `键：${text}`,
+  issue: {
+    'min-length': (p) => `至少需要 ${p.min} 个字符`,
+    'max-length': (p) => `最多 ${p.max} 个字符`,
+    pattern: (p) => `文本应匹配 ${p.pattern}`,
+    finite: () => '应为有限的数字',
+    min: (p) => `数字不能小于 ${p.min}`,
+    max: (p) => `数字不能大于 ${p.max}`,
+    step: (p) => `应为 ${p.step} 的倍数${p.from ? `（从 ${p.from} 起）` : ''}`,
+    object: () => '应为对象',
+    list: () => '应为列表',
+    'tuple-length': (p) => `应为包含 ${p.count} 项的列表`,
+    'tuple-max': (p) => `最多 ${p.count} 项`,
+    'one-of': (p) => `应为以下之一：${p.choices}`,
+    'any-form': () => '值不符合任何允许的形式',
+    text: () => '应为文本',
+    number: () => '应为数字',
+    boolean: () => '应为真或假',
+    constant: (p) => `应为 ${p.value}`,
+    required: () => '此项必填',
+  },
 }
 
 const MESSAGES: Record<PageLocale, PageMessages> = { 'en-US': en, 'zh-CN': zh }
@@ -358,6 +408,12 @@ export function setPageLocale(locale: PageLocale, storage?: Pick<Storage, 'setIt
   } catch {
     // A browser that refuses storage (private mode) still switches, for this visit.
   }
+}
+
+/** A problem the form model found with a typed value, in the page's language. */
+export function showIssue(issue: FieldIssue): string {
+  const text = m.issue[issue.code]?.(issue.params ?? {}) ?? issue.message
+  return issue.onKey ? m.onKey(text) : text
 }
 
 /** A number as the page's language writes it. */

@@ -285,7 +285,7 @@ export class SettingsSession {
    */
   async openScope(id: string): Promise<string | undefined> {
     const trimmed = id.trim()
-    if (!isScopeId(trimmed)) return 'A scope id is <kind>/<id>: lowercase letters, digits and hyphens, for example preset/coder.'
+    if (!isScopeId(trimmed)) return m.badScope
     this.opened.add(trimmed)
     await this.showScope(trimmed)
     return undefined
@@ -327,8 +327,8 @@ export class SettingsSession {
 
   private async send(ns: string, edit: Edit): Promise<string | undefined> {
     const section = this.section(ns)
-    if (!section) return 'this section is no longer shown'
-    if (section.conflict) return 'resolve the conflict shown above first'
+    if (!section) return m.sectionGone
+    if (section.conflict) return m.resolveFirst
     const { form } = section
     const plan = planEdit(form, edit)
     if (plan.kind === 'refused') return plan.reason

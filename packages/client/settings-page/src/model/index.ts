@@ -18,7 +18,7 @@ export type { Field, FieldKind, FieldOption, FieldVariant, FormModel, FormOption
 /** Check a candidate value before it is sent; see {@link validateField}. */
 export { checkNode, validateField } from './validate.ts'
 /** One validation problem, without the value. */
-export type { FieldIssue } from './validate.ts'
+export type { FieldIssue, FieldIssueCode } from './validate.ts'
 /** Turn an edit into what to send; see {@link planEdit}. */
 export { planEdit } from './ops.ts'
 /** Edits and their plans. */

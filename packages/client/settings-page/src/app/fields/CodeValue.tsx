@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { dataEqual } from 'dsh-settings/equal'
 import { validateField, type Edit } from '../../model/index.ts'
 import { showValue } from '../format.ts'
-import { m, showNumber } from '../i18n.ts'
+import { m, showIssue, showNumber } from '../i18n.ts'
 import { describedBy, FieldShell } from './FieldShell.tsx'
 import type { ControlProps } from './TextInput.tsx'
 
@@ -51,7 +51,7 @@ export function JsonInput({ field, api, id, label, inList }: ControlProps) {
       }
       if (dataEqual(value, field.value)) return
       const issues = validateField(api.form, field, value)
-      if (issues.length) return setProblem(issues[0]!.message)
+      if (issues.length) return setProblem(showIssue(issues[0]!))
       edit = { type: 'set', path: field.path, value }
     }
     setProblem(await api.apply(edit))

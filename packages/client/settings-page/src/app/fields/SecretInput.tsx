@@ -3,7 +3,7 @@ import { validateField } from '../../model/index.ts'
 import { layerName } from '../format.ts'
 import { describedBy, FieldShell } from './FieldShell.tsx'
 import type { ControlProps } from './TextInput.tsx'
-import { m } from '../i18n.ts'
+import { m, showIssue } from '../i18n.ts'
 
 /**
  * A write-only secret: the page only knows whether one is set and by which
@@ -32,7 +32,7 @@ export function SecretInput({ field, api, id, label, inList }: ControlProps) {
     const value = input.value
     const issues = validateField(api.form, field, value)
     if (issues.length > 0) {
-      setProblem(issues[0]!.message)
+      setProblem(showIssue(issues[0]!))
       return
     }
     // The text leaves the DOM before the request is on its way.

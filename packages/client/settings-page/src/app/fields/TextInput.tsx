@@ -3,7 +3,7 @@ import { validateField, type Edit, type Field } from '../../model/index.ts'
 import { showValue } from '../format.ts'
 import type { SectionApi } from './api.ts'
 import { describedBy, FieldShell } from './FieldShell.tsx'
-import { m } from '../i18n.ts'
+import { m, showIssue } from '../i18n.ts'
 
 /** Props of every field control. */
 export interface ControlProps {
@@ -30,7 +30,7 @@ function editFor(field: Field, api: SectionApi, draft: string): Edit | string | 
   const value = NUMERIC.has(field.kind) ? Number(draft) : draft
   if (NUMERIC.has(field.kind) && !Number.isFinite(value)) return m.expectedNumber
   const issues = validateField(api.form, field, value)
-  if (issues.length > 0) return issues[0]!.message
+  if (issues.length > 0) return showIssue(issues[0]!)
   return { type: 'set', path: field.path, value }
 }
 
