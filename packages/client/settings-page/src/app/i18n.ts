@@ -5,7 +5,7 @@
  * form model for the same locale. Numbers and dates go through `Intl` in it.
  */
 
-import type { FieldIssue, FieldIssueCode } from '../model/index.ts'
+import { FIELD_ISSUE_ENGLISH, type FieldIssue, type FieldIssueCode } from '../model/index.ts'
 
 /** The languages the page speaks. */
 export type PageLocale = 'en-US' | 'zh-CN'
@@ -170,26 +170,7 @@ const en = {
   sectionGone: 'this section is no longer shown',
   resolveFirst: 'resolve the conflict shown above first',
   onKey: (text: string) => `key: ${text}`,
-  issue: {
-    'min-length': (p) => `expected at least ${p.min} characters`,
-    'max-length': (p) => `expected at most ${p.max} characters`,
-    pattern: (p) => `expected text matching ${p.pattern}`,
-    finite: () => 'expected a finite number',
-    min: (p) => `expected a number of at least ${p.min}`,
-    max: (p) => `expected a number of at most ${p.max}`,
-    step: (p) => `expected a multiple of ${p.step}${p.from ? ` from ${p.from}` : ''}`,
-    object: () => 'expected an object',
-    list: () => 'expected a list',
-    'tuple-length': (p) => `expected a list of ${p.count} items`,
-    'tuple-max': (p) => `expected at most ${p.count} items`,
-    'one-of': (p) => `expected one of ${p.choices}`,
-    'any-form': () => 'expected a value matching one of the allowed forms',
-    text: () => 'expected text',
-    number: () => 'expected a number',
-    boolean: () => 'expected true or false',
-    constant: (p) => `expected ${p.value}`,
-    required: () => 'a value is required',
-  } as Record<FieldIssueCode, (params: Record<string, string | number>) => string>,
+  issue: FIELD_ISSUE_ENGLISH as Record<FieldIssueCode, (params: Record<string, string | number>) => string>,
 }
 
 /** Every text the page shows, in one language. */

@@ -16,7 +16,7 @@ export { buildForm, everyField, fieldAt, flatten } from './fields.ts'
 /** The form's field tree. */
 export type { Field, FieldKind, FieldOption, FieldVariant, FormModel, FormOptions } from './fields.ts'
 /** Check a candidate value before it is sent; see {@link validateField}. */
-export { checkNode, validateField } from './validate.ts'
+export { checkNode, FIELD_ISSUE_ENGLISH, validateField } from './validate.ts'
 /** One validation problem, without the value. */
 export type { FieldIssue, FieldIssueCode } from './validate.ts'
 /** Turn an edit into what to send; see {@link planEdit}. */

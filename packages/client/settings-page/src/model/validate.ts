@@ -19,7 +19,8 @@ export interface FieldIssue {
   onKey?: true
 }
 
-const ENGLISH: Record<FieldIssueCode, (p: Record<string, string | number>) => string> = {
+/** Each issue code's rule in English, from its params: what `FieldIssue.message` holds. */
+export const FIELD_ISSUE_ENGLISH: Readonly<Record<FieldIssueCode, (params: Record<string, string | number>) => string>> = {
   'min-length': (p) => `expected at least ${p.min} characters`,
   'max-length': (p) => `expected at most ${p.max} characters`,
   pattern: (p) => `expected text matching ${p.pattern}`,
@@ -41,7 +42,7 @@ const ENGLISH: Record<FieldIssueCode, (p: Record<string, string | number>) => st
 }
 
 function issue(path: string[], code: FieldIssueCode, params: Record<string, string | number> = {}): FieldIssue {
-  const found: FieldIssue = { path, code, message: ENGLISH[code](params) }
+  const found: FieldIssue = { path, code, message: FIELD_ISSUE_ENGLISH[code](params) }
   if (Object.keys(params).length) found.params = params
   return found
 }
