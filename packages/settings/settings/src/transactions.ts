@@ -111,17 +111,23 @@ interface PendingWrite {
 
 const WRITE_ORIGINS: ReadonlySet<unknown> = new Set<SettingsWriteOrigin>(['plugin', 'wire', 'host'])
 
-/** How many times a group is derived again after the store moved under it, before it gives up. */
-const MAX_PASSES = 24
+/**
+ * How many times a group is derived again after the store moved under it,
+ * before it gives up. With k hosts all writing one section a pass is lost
+ * about (k-1)/k of the time: 24 passes left four hosts a 1-in-1000 chance of a
+ * refused write (two in a full torture run of 2,727 writes); 64 make it ~1e-8.
+ */
+const MAX_PASSES = 64
 
 /**
  * The longest pause before deriving a group again after the store moved: the
  * pause after pass `n` is random up to `min(2^n, this)` ms. Hosts sharing a
  * store that all write one section would otherwise queue for its lock in
  * the same order and the same host could lose every pass (a CI torture run
- * saw 8 losses in a row); a random pause lets one of them through.
+ * saw 8 losses in a row); a random pause lets one of them through, and a
+ * longer cap spreads hosts that keep colliding further apart.
  */
-const MAX_RETRY_PAUSE_MS = 50
+const MAX_RETRY_PAUSE_MS = 100
 
 /** The pending revision of a section a store-owned write changed: no `expectedRevision` (never negative) matches it. */
 const UNKNOWN_REVISION = -1

@@ -145,7 +145,7 @@ describe('store-owned revisions', () => {
     expect(revisionOf(settings)).toBe(store.version)
   })
 
-  it('give up after the store moved under the group 24 times in a row, pausing a random while between passes, storing nothing (a provider that answers moved but never publishes)', async () => {
+  it('give up after the store moved under the group 64 times in a row, pausing a random while between passes, storing nothing (a provider that answers moved but never publishes)', async () => {
     let calls = 0
     class Restless extends SharedStoreProvider {
       protected override store(): Promise<SettingsStoreResult> {
@@ -157,7 +157,7 @@ describe('store-owned revisions', () => {
     const { root } = await boot(Restless, { store })
     const alpha = await register(root)
     await expect(alpha.update({ a: 1 })).rejects.toMatchObject({ code: 'SETTINGS_STORE_BUSY' })
-    expect(calls).toBe(24)
+    expect(calls).toBe(64)
     expect(store.section('alpha')).toBeUndefined()
     expect(alpha.get().a).toBe(0)
   })
