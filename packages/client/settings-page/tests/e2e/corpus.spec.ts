@@ -16,7 +16,7 @@ import { fieldId } from '../../src/app/format.ts'
 import { messagesOf } from '../../src/app/i18n.ts'
 import { someEdit } from '../model/corpus-edits.ts'
 import { artifactPath, describeBrowser, launchBrowser, runAxe, saveScreenshot } from './harness/browser.ts'
-import { useBrowserSession } from './harness/browser-session.ts'
+import { useDeploymentSession } from './harness/browser-session.ts'
 import { serviceOf, startDeployment, type Deployment } from './harness/deployment.ts'
 
 const entries = corpusEntries()
@@ -36,18 +36,11 @@ const Bot = Schema.object({
 }).description('A chat bot that needs its token.')
 
 describeBrowser('the page over the corpus of published Configs, in two languages', (executablePath) => {
-  let deployment: Deployment | undefined
-  let page: Page | undefined
-  const session = useBrowserSession(executablePath, async () => {
-    await page?.close()
-    page = undefined
-    await deployment?.dispose()
-    deployment = undefined
-  })
+  const { session, slots } = useDeploymentSession(executablePath)
 
   async function open(options: { waiting?: ((ctx: Context) => void)[] } = {}): Promise<{ deployment: Deployment; page: Page }> {
-    deployment = await startDeployment({ assets: session.assets.dir, document: corpusDocument, plugins: corpusPlugins, ...options })
-    page = await session.newPage()
+    const deployment = (slots.deployment = await startDeployment({ assets: session.assets.dir, document: corpusDocument, plugins: corpusPlugins, ...options }))
+    const page = (slots.page = await session.newPage())
     await page.goto(deployment.pageUrl)
     await page.getByRole('status').filter({ hasText: en.connection.live }).waitFor()
     return { deployment, page }
@@ -131,7 +124,7 @@ describeBrowser('the page over the corpus of published Configs, in two languages
   })
 
   it('speaks the browser’s language, switches to the other, and keeps the pick', async () => {
-    deployment = await startDeployment({ assets: session.assets.dir, document: corpusDocument, plugins: corpusPlugins })
+    const deployment = (slots.deployment = await startDeployment({ assets: session.assets.dir, document: corpusDocument, plugins: corpusPlugins }))
     const chinese = await launchBrowser(executablePath, { locale: 'zh-CN' })
     try {
       const zhPage = chinese.page
@@ -165,7 +158,7 @@ describeBrowser('the page over the corpus of published Configs, in two languages
     } finally {
       await chinese.close()
     }
-    page = await session.newPage()
+    const page = (slots.page = await session.newPage())
     await page.goto(deployment.pageUrl)
     await page.getByRole('status').filter({ hasText: en.connection.live }).waitFor()
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('en-US')

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { launchBrowser, type LaunchedBrowser } from './browser.ts'
-import { buildAssets, type BuiltAssets } from './deployment.ts'
+import { buildAssets, type BuiltAssets, type Deployment } from './deployment.ts'
 
 /** What a browser spec gets from {@link useBrowserSession}. */
 export interface BrowserSession {
@@ -55,4 +55,25 @@ export function useBrowserSession(executablePath: string, endTest: () => Promise
       return opened
     },
   }
+}
+
+/** The page and the deployment one test opened; both are closed after it. */
+export interface TestSlots {
+  page?: Page | undefined
+  deployment?: Deployment | undefined
+}
+
+/**
+ * {@link useBrowserSession} for the usual spec: each test puts what it opens in
+ * `slots`, and after it the page is closed and the deployment disposed.
+ */
+export function useDeploymentSession(executablePath: string): { session: BrowserSession; slots: TestSlots } {
+  const slots: TestSlots = {}
+  const session = useBrowserSession(executablePath, async () => {
+    await slots.page?.close()
+    slots.page = undefined
+    await slots.deployment?.dispose()
+    slots.deployment = undefined
+  })
+  return { session, slots }
 }
