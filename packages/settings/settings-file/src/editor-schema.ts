@@ -63,6 +63,8 @@ export class EditorSchemaWriter {
   private timer: ReturnType<typeof setTimeout> | undefined
   private writing: Promise<void> = Promise.resolve()
   private closed = false
+  /** A comparison of the kinds is queued (see {@link schedule}). */
+  private comparing = false
   /** The kinds the schema describes (or will at the next write), in the order they first arrived. */
   private readonly shown = new Map<string, SettingsSchema<unknown>>()
   /** Kinds that left and are still shown, with the timer that takes each out. */
@@ -82,8 +84,22 @@ export class EditorSchemaWriter {
     this.leaveGraceMs = options.leaveGraceMs ?? LEAVE_GRACE_MS
   }
 
-  /** The registered kinds changed: write arrivals once they settle, and start the grace of those that left. */
+  /**
+   * The registered kinds changed: compare them with what the schema shows once
+   * the current burst is over (a microtask later: a deployment registers
+   * thousands of kinds in one go, and comparing after each would cost O(n²)),
+   * then write arrivals once they settle and start the grace of those that left.
+   */
   schedule(): void {
+    if (this.closed || this.comparing) return
+    this.comparing = true
+    queueMicrotask(() => this.compare())
+  }
+
+  /** Compare the registered kinds with the shown ones (see {@link schedule}). */
+  private compare(): void {
+    if (!this.comparing) return
+    this.comparing = false
     if (this.closed) return
     const current = new Map(this.kinds().map(({ ns, schema }) => [ns, schema]))
     let arrived = false
@@ -150,6 +166,7 @@ export class EditorSchemaWriter {
    * left are kept (a stopping host takes them all away).
    */
   async close(): Promise<void> {
+    this.compare()
     for (const timer of this.leaving.values()) clearTimeout(timer)
     this.leaving.clear()
     if (this.timer) await this.flush()

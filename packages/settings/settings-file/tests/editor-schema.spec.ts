@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { plugWithSettings } from 'dsh-testing'
 import { JSON_SCHEMA_EXTRA_KEYWORDS } from 'dsh-settings/json-schema'
-import { editorSchemaPath, hasSchemaModeline, schemaModeline } from '../src/editor-schema.ts'
+import { EditorSchemaWriter, editorSchemaPath, hasSchemaModeline, schemaModeline } from '../src/editor-schema.ts'
+import { currentOwner } from '../src/owner.ts'
 import FileSettingsProvider from 'dsh-settings-file'
 import { bootFile, eventually, fileFixture } from './file-harness.ts'
 
@@ -104,5 +105,45 @@ describe('the editor schema beside the document', () => {
     fx.harness = undefined
     expect(await readFile(yamlFile, 'utf8')).toBe('search:\n  limit: 3\n')
     expect((await readdir(dirname(yamlFile))).sort()).toEqual(['history', 'settings.yaml'])
+  })
+})
+
+describe('EditorSchemaWriter, a burst of registrations', () => {
+  it('compares the kinds once per burst (not once per registration) and writes every kind of it', async () => {
+    const document = join(fx.dir, 'burst.yaml')
+    const kinds: { ns: string; schema: typeof Theme }[] = []
+    let asked = 0
+    const writer = new EditorSchemaWriter(
+      document,
+      () => {
+        asked++
+        return kinds
+      },
+      (error) => {
+        throw error
+      },
+      { owner: currentOwner(), stopping: () => false, delayMs: 1 },
+    )
+    // 2,000 kinds arrive one by one, each telling the writer, within one turn of the event loop.
+    for (let index = 0; index < 2000; index++) {
+      kinds.push({ ns: `plugin-${index}`, schema: Theme })
+      writer.schedule()
+    }
+    expect(asked).toBe(0)
+    await Promise.resolve()
+    expect(asked).toBe(1)
+    await writer.close()
+    const written = JSON.parse(await readFile(editorSchemaPath(document), 'utf8'))
+    expect(Object.keys(written.properties).filter((key) => key.startsWith('plugin-'))).toHaveLength(2000)
+  })
+
+  it('still writes a burst that close() interrupts before the comparison ran', async () => {
+    const document = join(fx.dir, 'closing.yaml')
+    const writer = new EditorSchemaWriter(document, () => [{ ns: 'late', schema: Theme }], (error) => {
+      throw error
+    }, { owner: currentOwner(), stopping: () => false })
+    writer.schedule()
+    await writer.close()
+    expect(Object.keys(JSON.parse(await readFile(editorSchemaPath(document), 'utf8')).properties)).toContain('late')
   })
 })
