@@ -3,7 +3,8 @@ import { setOwn } from 'dsh-settings/data'
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
 import { isMap, isPair, isScalar, isSeq, parseDocument, Parser, type Document, type Node } from 'yaml'
 import { SettingsDocumentError, SettingsDocumentTooLargeError, SettingsNotAMapError } from './errors.ts'
-import { segmentsOf, type Segment } from './segments.ts'
+import { segmentsOf, segmentsOfPlainText, type Segment } from './segments.ts'
+import { readYamlData } from './yaml-fast-read.ts'
 import type { DocumentFormat } from './format.ts'
 
 /**
@@ -93,7 +94,11 @@ function duplicateKeys(doc: Document.Parsed, text: string): number[] {
 export interface ParsedDocument {
   /** The plain data: global sections by namespace, scoped ones under `scopes`. */
   data: Record<string, unknown>
-  /** The YAML node tree, for byte-stable edits; absent for JSON, and after a write that edited only some top-level entries (parsed again when needed). */
+  /**
+   * The YAML node tree, for byte-stable edits; absent for JSON, and after a
+   * write that edited only some top-level entries (parsed again when needed).
+   * A text the fast reader took parses it on first access.
+   */
   yaml?: Document.Parsed
   /** Where each top-level entry stands in the text, when each can be read and edited alone (see `segmentsOf`). */
   segments?: Segment[]
@@ -219,6 +224,8 @@ export function parseSettings(text: string, format: DocumentFormat, file: string
       throw new SettingsDocumentError(`settings document ${file} is not valid JSON at line ${at.line}, column ${at.column}`, file, at)
     }
   }
+  const fast = readYamlData(text)
+  if (fast) return withTreeOnDemand(text, fast, segmentsOfPlainText(text, fast))
   const { doc: yaml, problems } = parseYaml(text)
   if (problems.length) {
     const first = problems[0]!
@@ -235,6 +242,22 @@ export function parseSettings(text: string, format: DocumentFormat, file: string
   }
   if (isCyclic(data)) throw new SettingsDocumentError(`settings document ${file} holds an alias that contains itself`, file)
   return { data: (data ?? {}) as Record<string, unknown>, yaml, segments: segmentsOf(text, yaml) }
+}
+
+/**
+ * A parse by the fast reader: the data and the pieces now, `yaml`'s node tree
+ * only when something asks for it (an edit the pieces cannot take), parsed
+ * from the same text then and kept.
+ */
+function withTreeOnDemand(text: string, data: Record<string, unknown>, segments: Segment[] | undefined): ParsedDocument {
+  let tree: Document.Parsed | undefined
+  return {
+    data,
+    ...(segments ? { segments } : {}),
+    get yaml() {
+      return (tree ??= parseYaml(text).doc)
+    },
+  }
 }
 
 /**

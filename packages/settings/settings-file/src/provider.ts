@@ -3,7 +3,7 @@ import { statSync } from 'node:fs'
 import { link, open, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
-import { documentWith, getSection, readsHold, SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
+import { documentWith, getSection, handOver, readsHold, SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
 import { resolveDocumentPath } from 'dsh-settings-home'
 import { environmentLocale } from 'dsh-settings/locale'
 import { placeNew, replaceIfSame, writeTemp } from './atomic.ts'
@@ -344,6 +344,8 @@ export class FileSettingsProvider extends SettingsProvider {
     // An edit of a few entries, or inside one large entry, is read as what it changed alone, when the document allows it (see rereadChanged).
     const changed = previous && this.format === 'yaml' && sizeOver(text, this.options.maxDocumentBytes) === undefined ? rereadChanged(previous.text, previous.result, text) : undefined
     const result = changed ?? parseSettings(text, this.format, this.file, this.options.maxDocumentBytes)
+    // The parse is the provider's alone and never changed: the seam takes it without copying.
+    handOver(result.data)
     this.parsed = { text, result }
     return result
   }

@@ -64,3 +64,43 @@ export function segmentsOf(text: string, doc: Document.Parsed): Segment[] | unde
   }
   return starts.map((entry, index) => ({ key: entry.key, start: entry.start, end: starts[index + 1]?.start ?? text.length }))
 }
+
+/** A plain top-level key at column 0 up to its `:` (no quotes, flow indicators or comment signs in it). */
+const PLAIN_KEY_LINE = /^([^\s#'"[\]{},:\-][^\n#:]*?|-[^\s\n#:][^\n#:]*?)[ ]*:(?:[ \r\n]|$)/
+
+/**
+ * The pieces of a text the fast reader took (`readYamlData`), found without a
+ * node tree: every line at column 0 that is not blank, a comment or a
+ * sequence item of the entry above starts the next top-level entry. Such a
+ * text has no anchors, tags, merge keys or document markers, so its pieces
+ * read alone as they do in the whole, as with {@link segmentsOf}. The keys found
+ * must be exactly the keys of `data`, one line each; `undefined` otherwise
+ * (a quoted key, a flow root, a key the line does not show plainly), and the
+ * document is then handled whole.
+ */
+export function segmentsOfPlainText(text: string, data: Record<string, unknown>): Segment[] | undefined {
+  const keys = Object.keys(data)
+  if (!keys.length) return undefined
+  const starts: { key: string; start: number }[] = []
+  let at = 0
+  while (at < text.length) {
+    const lineEnd = text.indexOf('\n', at)
+    const next = lineEnd < 0 ? text.length : lineEnd + 1
+    const first = text.charCodeAt(at)
+    // Blank, indented, a comment, or a sequence item at column 0 (`key:\n- a`): part of the entry above.
+    const opens = first !== 0x20 && first !== 0x0a && first !== 0x0d && first !== 0x23 && !(first === 0x2d && /^-(?:[ \r\n]|$)/.test(text.slice(at, at + 2)))
+    if (opens) {
+      const match = PLAIN_KEY_LINE.exec(text.slice(at, next))
+      if (!match) return undefined
+      starts.push({ key: match[1]!, start: starts.length ? at : 0 })
+    }
+    at = next
+  }
+  if (starts.length !== keys.length) return undefined
+  const seen = new Set<string>()
+  for (const { key } of starts) {
+    if (seen.has(key) || !Object.hasOwn(data, key)) return undefined
+    seen.add(key)
+  }
+  return starts.map((entry, index) => ({ key: entry.key, start: entry.start, end: starts[index + 1]?.start ?? text.length }))
+}

@@ -30,7 +30,7 @@ export const ABSENT: FileVersion = Object.freeze({ text: undefined, ino: -1n, si
 export const TIE_WINDOW_MS = 2000
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
-const readFileAsync = promisify(readFile) as (fd: number, encoding: 'utf8') => Promise<string>
+const readFileAsync = promisify(readFile) as (fd: number) => Promise<Buffer>
 
 /**
  * Files up to this size are read and stat'ed with synchronous system calls:
@@ -56,7 +56,8 @@ function versionOf(info: BigIntStats, text: string | undefined): FileVersion {
  */
 async function readOpen(fd: number, size: bigint): Promise<string> {
   if (size <= BigInt(SYNC_READ_LIMIT)) return readFileSync(fd, 'utf8')
-  return readFileAsync(fd, 'utf8')
+  // Read whole and decoded once: asked for text, readFile decodes chunk by chunk, twice as slow for a large file.
+  return (await readFileAsync(fd)).toString('utf8')
 }
 
 /**

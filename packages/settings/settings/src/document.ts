@@ -176,6 +176,43 @@ function copyAdopted(value: unknown): unknown {
   return copy
 }
 
+/**
+ * Give the seam a value a provider built for it alone (a fresh parse of its
+ * text) and never changes afterwards: each plain object and array in it counts
+ * as the seam's own copy, so adopting the value, or parts of it handed again
+ * later, copies nothing. Parts already known are not walked again, so handing
+ * over a new version that shares most of the last one costs what changed.
+ * Anything else in it (a `Date`, say) is still copied when adopted.
+ * @returns `value` itself.
+ */
+export function handOver<T>(value: T): T {
+  const stack: unknown[] = [value]
+  while (stack.length) {
+    const node = stack.pop()
+    if (typeof node !== 'object' || node === null || adopted.has(node)) continue
+    const isArray = Array.isArray(node)
+    if (!isArray && !isPlainObject(node)) continue
+    const before = stack.length
+    let plain = true
+    if (isArray) {
+      for (const item of node) plain = pushPlain(stack, item) && plain
+    } else {
+      for (const key in node) if (Object.hasOwn(node, key)) plain = pushPlain(stack, (node as Record<string, unknown>)[key]) && plain
+    }
+    // A container holding anything but plain data is left to be copied as before, and so is what it holds.
+    if (plain) adopted.set(node, node)
+    else stack.length = before
+  }
+  return value
+}
+
+/** Push `child` for {@link handOver}; `false` when it is an object that is not plain data. */
+function pushPlain(stack: unknown[], child: unknown): boolean {
+  if (typeof child !== 'object' || child === null) return true
+  stack.push(child)
+  return Array.isArray(child) || isPlainObject(child)
+}
+
 /** The document's root and its `scopes` maps copied, each section reused from `previous` when it is the same object. */
 function adoptSections(input: Record<string, unknown>, previous: SettingsDocument): SettingsDocument {
   const scopes = own(input, SCOPES_KEY)

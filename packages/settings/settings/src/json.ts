@@ -185,17 +185,29 @@ export function storedSectionProblem(section: unknown): string | undefined {
 const wellFormed = new WeakSet<object>()
 
 function problemBelow(value: unknown, path: (string | number)[]): string | undefined {
+  const found = prototypeKeyBelow(value)
+  return found && `holds prototype key ${JSON.stringify(found.at(-1))} at ${formatPath([...path, ...found])}`
+}
+
+/** The path to the first prototype key under `value` (built only on the way back from one: a clean walk allocates nothing per node). */
+function prototypeKeyBelow(value: unknown): (string | number)[] | undefined {
   if (typeof value !== 'object' || value === null || wellFormed.has(value)) return undefined
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = problemBelow(value[i], [...path, i])
-      if (found) return found
+      const found = prototypeKeyBelow(value[i])
+      if (found) {
+        found.unshift(i)
+        return found
+      }
     }
   } else if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
-      if (PROTOTYPE_KEYS.has(key)) return `holds prototype key ${JSON.stringify(key)} at ${formatPath([...path, key])}`
-      const found = problemBelow(value[key], [...path, key])
-      if (found) return found
+      if (PROTOTYPE_KEYS.has(key)) return [key]
+      const found = prototypeKeyBelow(value[key])
+      if (found) {
+        found.unshift(key)
+        return found
+      }
     }
   } else {
     return undefined

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { adoptDocument, changedSections, documentWith, getSection, type SectionKey } from '../src/document.ts'
+import { adoptDocument, changedSections, documentWith, getSection, handOver, type SectionKey } from '../src/document.ts'
 import type { SettingsDocument } from '../src/types.ts'
 
 /** One section put into a new document. */
@@ -333,5 +333,37 @@ describe('adoptDocument reusing what the seam holds', () => {
     expect(doc.gamma).not.toBe(input.gamma)
     expect((doc.scopes as any)['preset/a'].delta).not.toBe(input.scopes['preset/a'].delta)
     expect(doc.scopes).not.toBe(input.scopes)
+  })
+})
+
+describe('handOver: a provider gives the seam a value it built for it alone', () => {
+  it('is adopted without a copy, and a later version sharing parts of it copies only what is new', () => {
+    const entries = [{ id: 'a' }, { id: 'b' }]
+    const input = handOver({ big: { entries, counter: 1 }, small: { on: true } })
+    const first = adoptDocument(input).doc
+    expect(first.big).toBe(input.big)
+    expect((first.big as { entries: unknown }).entries).toBe(entries)
+    // The next parse shares `entries` and builds a new `big` around it.
+    const next = { big: { entries, counter: 2 }, small: input.small }
+    const second = adoptDocument(next, first).doc
+    expect(second.big).not.toBe(next.big)
+    expect((second.big as { entries: unknown }).entries).toBe(entries)
+    expect(second.small).toBe(input.small)
+  })
+
+  it('leaves a container holding anything but plain data to be copied as before', () => {
+    const when = new Date(0)
+    const input = handOver({ dated: { when }, plain: { n: 1 } })
+    const doc = adoptDocument(input).doc
+    expect(doc.plain).toBe(input.plain)
+    expect(doc.dated).not.toBe(input.dated)
+    expect(doc.dated).toEqual(input.dated)
+  })
+
+  it('without it, what a provider hands over is copied', () => {
+    const input = { ns: { list: [1, 2] } }
+    const doc = adoptDocument(input).doc
+    expect(doc.ns).not.toBe(input.ns)
+    expect(doc.ns).toEqual(input.ns)
   })
 })

@@ -1,0 +1,214 @@
+import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml'
+
+/**
+ * The fast reader: the data of a YAML text through js-yaml 4 (about twenty
+ * times faster than `yaml`'s composer here, which also builds the node tree
+ * and the positions an edit needs), for texts where it is certain to read
+ * exactly as `yaml` does with our parse options. Anything else is left to
+ * `yaml`: this reader answers `undefined` and never a different value.
+ *
+ * Certainty comes from two sides. Before reading, the text must use nothing
+ * the two readers treat differently or that `yaml` checks and js-yaml does
+ * not: no anchors or aliases (`yaml` caps their expansion), no tags, no
+ * directives or document markers, no explicit keys, no merge keys, no tabs
+ * (where each reader allows them differs), no line breaks inside plain
+ * scalars or flow collections, no byte-order mark, no control
+ * characters, line separators or unpaired surrogates. The check is coarse on
+ * purpose: it does not know where a quoted string starts, so such an
+ * indicator inside one sends the text to `yaml` too. While reading, plain
+ * scalars resolve by the YAML 1.2 core schema, as in `yaml` (js-yaml's own
+ * default adds timestamps, `!!binary` and underscores in numbers). After
+ * reading, the root must be a map and every key a string no plain scalar
+ * rule turns into something else (keys `yaml` reads as `null`, a boolean or a
+ * number become strings differently in the two). Both readers refuse
+ * duplicate keys; js-yaml also refuses some that `yaml` accepts (`1` and
+ * `"1"`): this reader leaves those to `yaml`, as every text js-yaml refuses
+ * or warns about.
+ *
+ * The agreement is tested on every document of the YAML test suite and on
+ * generated texts (fast-check) against `yaml` itself.
+ */
+
+/**
+ * What sends a text to `yaml`: an anchor, alias or tag indicator where a node
+ * may start (after a line start, a blank, a flow indicator or a `:`), an explicit key
+ * (`? `), a directive, a line starting as a document marker does (js-yaml ends the
+ * document at `---b`, which `yaml` reads as a key), a merge key, a tab, a byte-order
+ * mark, a control character, a line or paragraph separator, a noncharacter, an
+ * unpaired surrogate; a flow collection as a key or where it may be one (js-yaml makes `a,b`
+ * of `[a, b]`),
+ * a `#` glued to a quoted scalar or a flow indicator, a lone carriage return and a block scalar led by a line of
+ * spaces (two errors js-yaml lets through). `&`, `*`, `!` and `?` elsewhere (`a=1&b=2`, `why?`) are
+ * plain text to both readers.
+ */
+const OUTSIDE_SUBSET =
+  /(?:^|[\s[{,:])(?:[&*!]|\?(?:[\s]|$))|^%|<<|[\]}][ ]*:|[{,][ ]*[[{]|["'[\]{},]#|\r(?!\n)|\\\r|[|>][0-9]?\+|\n[ ]+$|^[ ]*-[ ]*(?:-|#[^\n]*)?\r?$|^[ ]*- [ ]*-(?:[ \r]|$)|[|>][-+0-9]*[ ]*(?:#[^\n]*)?\r?\n(?:[ ]*\r?\n)*?[ ]+\r?\n|^(?:---|\.\.\.)|[\t\uFEFF\u2028\u2029\uFFFE\uFFFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/m
+
+/** YAML 1.2 core schema: the plain scalars that are `null`. */
+const CORE_NULL = /^(?:~|null|Null|NULL)?$/
+/** YAML 1.2 core schema: the booleans. */
+const CORE_BOOL = /^(?:true|True|TRUE|false|False|FALSE)$/
+/** YAML 1.2 core schema: decimal, octal (`0o`) and hexadecimal (`0x`) integers. */
+const CORE_INT = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/
+/** YAML 1.2 core schema: floats, with or without an exponent, and the infinities and not-a-number. */
+const CORE_FLOAT = /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/
+
+/** Whether a plain scalar with this text resolves to something other than a string under the core schema. */
+export function isCoreNonString(text: string): boolean {
+  return CORE_NULL.test(text) || CORE_BOOL.test(text) || CORE_INT.test(text) || CORE_FLOAT.test(text)
+}
+
+function coreInt(text: string): number {
+  if (text.startsWith('0o')) return parseInt(text.slice(2), 8)
+  if (text.startsWith('0x')) return parseInt(text.slice(2), 16)
+  return parseInt(text, 10)
+}
+
+function coreFloat(text: string): number {
+  const lower = text.toLowerCase()
+  if (lower === '.nan') return Number.NaN
+  if (lower.endsWith('.inf')) return text.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY
+  return parseFloat(text)
+}
+
+const scalar = (tag: string, pattern: RegExp, construct: (text: string) => unknown) =>
+  new Type(`tag:yaml.org,2002:${tag}`, { kind: 'scalar', resolve: (text: string) => pattern.test(text), construct })
+
+/** js-yaml's failsafe schema (strings, sequences, maps) with the YAML 1.2 core schema's plain scalars. */
+const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
+  implicit: [
+    scalar('null', CORE_NULL, () => null),
+    scalar('bool', CORE_BOOL, (text) => text === 'true' || text === 'True' || text === 'TRUE'),
+    scalar('int', CORE_INT, coreInt),
+    scalar('float', CORE_FLOAT, coreFloat),
+  ],
+})
+
+/** Thrown at js-yaml's first warning: a text it warns about is left to `yaml`. */
+class Warned extends Error {}
+
+/**
+ * The data of `text` when it is a map (or nothing at all) that the fast reader
+ * reads certainly as `yaml` would; `undefined` otherwise (then read it with
+ * `yaml`, which also gives a refusal its position). A text the fast reader
+ * takes has no anchors, aliases, tags or merge keys, so its data is a tree.
+ */
+export function readYamlData(text: string): Record<string, unknown> | undefined {
+  if (OUTSIDE_SUBSET.test(text) || runsOverLines(text)) return undefined
+  let data: unknown
+  try {
+    data = load(text, {
+      schema: CORE_SCHEMA,
+      onWarning: () => {
+        throw new Warned()
+      },
+    })
+  } catch {
+    return undefined
+  }
+  if (data === undefined || data === null) return isBlank(text) ? {} : undefined
+  if (typeof data !== 'object' || Array.isArray(data)) return undefined
+  return plainKeysOnly(data) ? (data as Record<string, unknown>) : undefined
+}
+
+/** A key where a line's content starts: quoted, or plain up to `: ` (or a `:` ending the line). Sticky: tried at `lastIndex`. */
+const KEY_AT = /(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s#'"][^#\n]*?)[ ]*:(?:[ ]+|(?=\r?\n)|$)/y
+
+/**
+ * Whether a plain scalar or a flow collection may run over more than one
+ * line. A flow collection does when some line's brackets do not balance. A
+ * plain scalar does when a line is neither blank, a comment, a key, a
+ * sequence item, inside a block scalar nor inside a quoted scalar left open.
+ * Where such a scalar or collection ends (a comment in between, a key after)
+ * is where the two readers' rules part most, and settings files quote or use
+ * block scalars for text of several lines. One pass over the text, by index.
+ */
+function runsOverLines(text: string): boolean {
+  /** The indentation of the line whose value is the block scalar being read; -1 when none is. */
+  let blockParent = -1
+  /** The quote of a quoted scalar left open at the end of the last line. */
+  let open: number | undefined
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf('\n', start)
+    const end = newline < 0 ? text.length : newline
+    const lineStart = start
+    start = end + 1
+    let at = lineStart
+    while (at < end && text.charCodeAt(at) === 0x20) at++
+    const indent = at - lineStart
+    const blank = at === end || (text.charCodeAt(at) === 0x0d && at + 1 === end)
+    if (open !== undefined) {
+      open = quoteLeftOpen(text, at, end, open)
+      continue
+    }
+    if (blockParent >= 0) {
+      if (blank || indent > blockParent) continue
+      blockParent = -1
+    }
+    if (blank || text.charCodeAt(at) === 0x23) continue
+    if (!bracketsBalance(text, at, end)) return true
+    const contentStart = at
+    while (text.charCodeAt(at) === 0x2d && text.charCodeAt(at + 1) === 0x20) {
+      at += 2
+      while (text.charCodeAt(at) === 0x20) at++
+    }
+    KEY_AT.lastIndex = at
+    const key = KEY_AT.exec(text)
+    if (!key && at === contentStart) return true
+    const value = key ? at + key[0].length : at
+    const first = text.charCodeAt(value)
+    if (first === 0x7c || first === 0x3e) blockParent = indent
+    else if (first === 0x22 || first === 0x27) open = quoteLeftOpen(text, value + 1, end, first)
+  }
+  return false
+}
+
+/** Whether the brackets of `text[from, to)` balance: a flow collection opened there also closes there. */
+function bracketsBalance(text: string, from: number, to: number): boolean {
+  let square = 0
+  let curly = 0
+  for (let at = from; at < to; at++) {
+    const code = text.charCodeAt(at)
+    if (code === 0x5b) square++
+    else if (code === 0x5d) square--
+    else if (code === 0x7b) curly++
+    else if (code === 0x7d) curly--
+  }
+  return square === 0 && curly === 0
+}
+
+/** The quote (its char code) still open at `to` when a scalar quoted with `quote` is open at `from`, else `undefined`. */
+function quoteLeftOpen(text: string, from: number, to: number, quote: number): number | undefined {
+  for (let at = from; at < to; at++) {
+    const code = text.charCodeAt(at)
+    if (quote === 0x22 && code === 0x5c) at++
+    else if (code === quote) {
+      if (quote === 0x27 && text.charCodeAt(at + 1) === 0x27) at++
+      else return undefined
+    }
+  }
+  return quote
+}
+
+/** Whether the text holds nothing but blank lines and comments (a root `~` or `null` is left to `yaml`). */
+function isBlank(text: string): boolean {
+  return /^(?:[ \r\n]|#[^\n]*)*$/.test(text)
+}
+
+/** Whether every map key in the tree is a string `yaml` would also read as that string (an explicit stack: deep trees must not overflow). */
+function plainKeysOnly(root: object): boolean {
+  const stack: unknown[] = [root]
+  while (stack.length) {
+    const node = stack.pop()
+    if (typeof node !== 'object' || node === null) continue
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item)
+      continue
+    }
+    for (const key of Object.keys(node)) {
+      if (key === '__proto__' || isCoreNonString(key)) return false
+      stack.push((node as Record<string, unknown>)[key])
+    }
+  }
+  return true
+}
