@@ -5,7 +5,8 @@ import { SettingsDocumentCannotHoldError } from './errors.ts'
 import type { DocumentFormat } from './format.ts'
 import { parseYaml, YAML_OPTIONS, type ParsedDocument } from './parse.ts'
 import { toYaml } from './render.ts'
-import { segmentsOf, type Segment } from './segments.ts'
+import { segmentsOf, segmentsOfPlainText, type Segment } from './segments.ts'
+import { readYamlData } from './yaml-fast-read.ts'
 import { YamlEditor } from './yaml-edit.ts'
 import { editNested, NESTED_MIN_BYTES } from './nested-edit.ts'
 
@@ -21,14 +22,24 @@ export interface Rendered {
   parsed?: ParsedDocument
 }
 
+/** An edit that passed its check: the text, what it reads as, and its node tree (parsed on first access when the fast reader read it). */
+interface CheckedText {
+  text: string
+  data: unknown
+  /** Whether the fast reader read it (then `data` is a plain tree and the node tree is built only if asked for). */
+  fast: boolean
+  readonly doc: Document.Parsed
+}
+
 /**
  * Edit `text` (parsed as `doc`) so it reads as `next`, and check it: the
- * edited text is parsed again and must read exactly as `next`. Where an edit
- * also moved something it should not (an anchored node another key aliases),
- * the difference becomes one more edit and the check repeats.
- * @returns the checked text and its parse, or `undefined` when no edit passes the check.
+ * edited text is read again and must read exactly as `next` (by the fast
+ * reader when it takes the text, which reads as yaml does, else by yaml).
+ * Where an edit also moved something it should not (an anchored node another
+ * key aliases), the difference becomes one more edit and the check repeats.
+ * @returns the checked text, or `undefined` when no edit passes the check.
  */
-function editChecked(text: string, doc: Document.Parsed, edits: DocumentEdit[], next: unknown): { text: string; doc: Document.Parsed; data: unknown } | undefined {
+function editChecked(text: string, doc: Document.Parsed, edits: DocumentEdit[], next: unknown): CheckedText | undefined {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let candidate: string
     try {
@@ -36,15 +47,27 @@ function editChecked(text: string, doc: Document.Parsed, edits: DocumentEdit[], 
     } catch {
       return undefined
     }
-    const { doc: check, problems } = parseYaml(candidate)
-    if (problems.length) return undefined
-    let actual: unknown
-    try {
-      actual = check.toJS(YAML_OPTIONS) ?? {}
-    } catch {
-      return undefined // an alias left without its anchor, a merge of a non-map
+    const fast = readYamlData(candidate)
+    let tree: Document.Parsed | undefined
+    let actual: unknown = fast
+    if (fast === undefined) {
+      const { doc: check, problems } = parseYaml(candidate)
+      if (problems.length) return undefined
+      actual = readData(check)
+      if (actual === UNREADABLE) return undefined // an alias left without its anchor, a merge of a non-map
+      tree = check
     }
-    if (dataEqual(actual, next)) return { text: candidate, doc: check, data: actual }
+    if (dataEqual(actual, next)) {
+      const checked = candidate
+      return {
+        text: checked,
+        data: actual,
+        fast: fast !== undefined,
+        get doc() {
+          return (tree ??= parseYaml(checked).doc)
+        },
+      }
+    }
     const corrections = diffDocuments(actual, next)
     if (!corrections.length) return undefined
     edits.push(...corrections)
@@ -91,7 +114,7 @@ function renderSegments(text: string, segments: readonly Segment[], prev: Record
     if (alone === UNREADABLE || !dataEqual(alone, before)) return undefined
     const after = { [key]: next[key] }
     const edited = editChecked(piece, doc, keyEdits, after)
-    if (!edited || edited.text.endsWith('\n') !== piece.endsWith('\n') || !sameSegmentShape(edited.text, edited.doc, key)) return undefined
+    if (!edited || edited.text.endsWith('\n') !== piece.endsWith('\n') || !sameSegmentShape(edited, key)) return undefined
     pieces.push({ position, text: edited.text })
   }
   pieces.sort((a, b) => a.position - b.position)
@@ -120,16 +143,16 @@ function renderSegments(text: string, segments: readonly Segment[], prev: Record
     const following = placed[position + 1]
     if (!following || checked) continue
     const pair = placed[position]!
-    const { doc, problems } = parseYaml(result.slice(pair.start, following.end))
-    const both = problems.length ? UNREADABLE : readData(doc)
+    const both = readBack(result.slice(pair.start, following.end))
     if (both === UNREADABLE || !dataEqual(both, { [pair.key]: next[pair.key], [following.key]: next[following.key] })) return undefined
   }
   return { text: result, preserved: true, parsed: { data: next, segments: placed } }
 }
 
 /** Whether an edited piece is still one top-level entry, keyed `key` at column 0, linking to nothing. */
-function sameSegmentShape(text: string, doc: Document.Parsed, key: string): boolean {
-  const segments = segmentsOf(text, doc)
+function sameSegmentShape(edited: CheckedText, key: string): boolean {
+  // A text the fast reader took links to nothing; its lines show its entries when its keys are plain.
+  const segments = (edited.fast && segmentsOfPlainText(edited.text, edited.data as Record<string, unknown>)) || segmentsOf(edited.text, edited.doc)
   return segments?.length === 1 && segments[0]!.key === key
 }
 
@@ -167,8 +190,10 @@ function renderFresh(value: unknown): string {
 
 const UNREADABLE = Symbol('unreadable')
 
-/** What YAML text reads back as, or {@link UNREADABLE} when it does not parse or resolve. */
+/** What YAML text reads back as (by the fast reader when it takes the text), or {@link UNREADABLE} when it does not parse or resolve. */
 function readBack(text: string): unknown {
+  const fast = readYamlData(text)
+  if (fast !== undefined) return fast
   try {
     const { doc, problems } = parseYaml(text)
     return problems.length ? UNREADABLE : readData(doc)
