@@ -61,8 +61,9 @@ export async function benchSingleVsConf(): Promise<Row[]> {
         unit: 'ms',
         ratio: oursMedian / confMedian,
         ratioKind: 'ours/comparison',
-        target: '≤ 2×',
-        met: oursMedian / confMedian <= 2,
+        // Issue 21's goal (issue 12 asked for 2×).
+        target: '≤ 1.5×',
+        met: oursMedian / confMedian <= 1.5,
         detail: { runs: RUNS, ours: summarize(ours), conf: summarize(theirs), oursRuns: ours, confRuns: theirs, warnings: booted.warnings },
       },
     ]

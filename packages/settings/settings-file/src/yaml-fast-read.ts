@@ -30,19 +30,21 @@ import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml'
  */
 
 /**
- * What sends a text to `yaml`: an anchor, alias or tag indicator where a node
- * may start (after a line start, a blank, a flow indicator or a `:`), an explicit key
- * (`? `), a directive, a line starting as a document marker does (js-yaml ends the
- * document at `---b`, which `yaml` reads as a key), a merge key, a tab, a byte-order
- * mark, a control character, a line or paragraph separator, a noncharacter, an
- * unpaired surrogate; a flow collection as a key or where it may be one (js-yaml makes `a,b`
- * of `[a, b]`),
- * a `#` glued to a quoted scalar or a flow indicator, a lone carriage return and a block scalar led by a line of
- * spaces (two errors js-yaml lets through). `&`, `*`, `!` and `?` elsewhere (`a=1&b=2`, `why?`) are
- * plain text to both readers.
+ * What sends a text to `yaml`: an anchor, alias or tag indicator where a
+ * node may start (after a line start, a blank, a flow indicator or a `:`);
+ * an explicit key (`? `); a directive; a line that starts as a document
+ * marker does (js-yaml ends the document at `---b`, which `yaml` reads as a
+ * key); a merge key; a flow collection as a key, or where it may be one
+ * (js-yaml makes `a,b` of `[a, b]`); a `#` glued to a quoted scalar or a flow
+ * indicator; an escaped or lone carriage return; keep-chomping and space-led
+ * block scalars; empty and nested-on-one-line sequence items (where js-yaml
+ * lets wrong indentation through); trailing spaces at the end of the text; a
+ * tab, a byte-order mark, a control character, a line or paragraph
+ * separator, a noncharacter, an unpaired surrogate. `&`, `*`, `!` and `?`
+ * elsewhere (`a=1&b=2`, `why?`) are plain text to both readers.
  */
 const OUTSIDE_SUBSET =
-  /(?:^|[\s[{,:])(?:[&*!]|\?(?:[\s]|$))|^%|<<|[\]}][ ]*:|[{,][ ]*[[{]|["'[\]{},]#|\r(?!\n)|\\\r|[|>][0-9]?\+|\n[ ]+$|^[ ]*-[ ]*(?:-|#[^\n]*)?\r?$|^[ ]*- [ ]*-(?:[ \r]|$)|[|>][-+0-9]*[ ]*(?:#[^\n]*)?\r?\n(?:[ ]*\r?\n)*?[ ]+\r?\n|^(?:---|\.\.\.)|[\t\uFEFF\u2028\u2029\uFFFE\uFFFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/m
+  /(?:^|[\s[{,:])(?:[&*!]|\?(?:[\s]|$))|^%|<<|[\]}][ ]*:|[{,][ ]*[[{]|["'[\]{},]#|\r(?!\n)|\\\r|[|>][0-9]?\+|\n[ ]+(?![\s\S])|^[ ]*-[ ]*(?:-|#[^\n]*)?\r?$|^[ ]*- [ ]*-(?:[ \r]|$)|[|>][-+0-9]*[ ]*(?:#[^\n]*)?\r?\n(?:[ ]*\r?\n)*?[ ]+\r?\n|^(?:---|\.\.\.)|[\t\uFEFF\u2028\u2029\uFFFE\uFFFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/m
 
 /** YAML 1.2 core schema: the plain scalars that are `null`. */
 const CORE_NULL = /^(?:~|null|Null|NULL)?$/
@@ -75,7 +77,7 @@ const scalar = (tag: string, pattern: RegExp, construct: (text: string) => unkno
   new Type(`tag:yaml.org,2002:${tag}`, { kind: 'scalar', resolve: (text: string) => pattern.test(text), construct })
 
 /** js-yaml's failsafe schema (strings, sequences, maps) with the YAML 1.2 core schema's plain scalars. */
-const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
+const YAML_CORE = FAILSAFE_SCHEMA.extend({
   implicit: [
     scalar('null', CORE_NULL, () => null),
     scalar('bool', CORE_BOOL, (text) => text === 'true' || text === 'True' || text === 'TRUE'),
@@ -98,7 +100,7 @@ export function readYamlData(text: string): Record<string, unknown> | undefined 
   let data: unknown
   try {
     data = load(text, {
-      schema: CORE_SCHEMA,
+      schema: YAML_CORE,
       onWarning: () => {
         throw new Warned()
       },
