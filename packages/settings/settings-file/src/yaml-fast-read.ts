@@ -73,16 +73,22 @@ function coreFloat(text: string): number {
   return parseFloat(text)
 }
 
-const scalar = (tag: string, pattern: RegExp, construct: (text: string) => unknown) =>
-  new Type(`tag:yaml.org,2002:${tag}`, { kind: 'scalar', resolve: (text: string) => pattern.test(text), construct })
+/** Whether a plain scalar may be a number: it starts with a sign, a dot or a digit (most plain scalars are words: one comparison settles them). */
+function mayBeNumber(text: string | null): text is string {
+  if (!text) return false
+  const first = text.charCodeAt(0)
+  return (first >= 0x30 && first <= 0x39) || first === 0x2d || first === 0x2b || first === 0x2e
+}
 
-/** js-yaml's failsafe schema (strings, sequences, maps) with the YAML 1.2 core schema's plain scalars. */
+const scalar = (tag: string, resolve: (text: string | null) => boolean, construct: (text: string) => unknown) => new Type(`tag:yaml.org,2002:${tag}`, { kind: 'scalar', resolve, construct })
+
+/** js-yaml's failsafe schema (strings, sequences, maps) with the YAML 1.2 core schema's plain scalars. js-yaml hands an empty plain scalar over as `null`. */
 const YAML_CORE = FAILSAFE_SCHEMA.extend({
   implicit: [
-    scalar('null', CORE_NULL, () => null),
-    scalar('bool', CORE_BOOL, (text) => text === 'true' || text === 'True' || text === 'TRUE'),
-    scalar('int', CORE_INT, coreInt),
-    scalar('float', CORE_FLOAT, coreFloat),
+    scalar('null', (text) => text === null || CORE_NULL.test(text), () => null),
+    scalar('bool', (text) => text !== null && text.length >= 4 && text.length <= 5 && CORE_BOOL.test(text), (text) => text === 'true' || text === 'True' || text === 'TRUE'),
+    scalar('int', (text) => mayBeNumber(text) && CORE_INT.test(text), coreInt),
+    scalar('float', (text) => mayBeNumber(text) && CORE_FLOAT.test(text), coreFloat),
   ],
 })
 
