@@ -225,13 +225,18 @@ export class FileSettingsProvider extends SettingsProvider {
       this.versions = new DocumentHistory(join(realDirectory(dirname(this.file)), basename(this.file)), this.historyLimits, { warn: (message) => logger.warn(message) })
     }
     if (this.schemaOptions.editorSchema) {
-      this.schemaWriter = new EditorSchemaWriter(this.file, () => this.registeredKinds(), (error) => logger.warn(`settings: writing the editor schema beside ${this.file} failed:`, error), {
-        owner: this.writer,
-        stopping: this.stopping,
-        leaveGraceMs: this.kindLeaveGraceMs,
-        locale: this.schemaOptions.locale,
-        give: () => ownerToGive(this.file),
-      })
+      // An effect of the provider's fiber: its disposal writes what is pending and stops the writer.
+      this.ctx.effect(() => {
+        const writer = new EditorSchemaWriter(this.file, () => this.registeredKinds(), (error) => logger.warn(`settings: writing the editor schema beside ${this.file} failed:`, error), {
+          owner: this.writer,
+          stopping: this.stopping,
+          leaveGraceMs: this.kindLeaveGraceMs,
+          locale: this.schemaOptions.locale,
+          give: () => ownerToGive(this.file),
+        })
+        this.schemaWriter = writer
+        return () => writer.close()
+      }, 'settings-file: editor schema writer')
     }
   }
 
@@ -261,21 +266,25 @@ export class FileSettingsProvider extends SettingsProvider {
 
   private async startWatcher(): Promise<void> {
     const logger = this.ctx.logger('settings')
-    this.watcher = new DocumentWatcher([...this.target.links, this.target.file], {
-      debounceMs: this.options.debounceMs,
-      recheckMs: this.options.recheckMs,
-      onChange: () => void this.reload(true),
-      onRecheck: () => void this.reload(false),
-      onError: (error) => logger.warn(`settings: watching ${this.file} failed:`, error),
-    })
-    await this.watcher.start()
+    // An effect of the provider's fiber: its disposal stops the watcher (and its timers).
+    this.ctx.effect(() => {
+      const started = new DocumentWatcher([...this.target.links, this.target.file], {
+        debounceMs: this.options.debounceMs,
+        recheckMs: this.options.recheckMs,
+        onChange: () => void this.reload(true),
+        onRecheck: () => void this.reload(false),
+        onError: (error) => logger.warn(`settings: watching ${this.file} failed:`, error),
+      })
+      this.watcher = started
+      return () => started.close()
+    }, 'settings-file: document watcher')
+    await this.watcher!.start()
   }
 
   protected override async close(): Promise<void> {
     this.closed = true
     clearTimeout(this.lateCheck)
-    await this.schemaWriter?.close()
-    await this.watcher?.close()
+    // The editor schema writer and the watcher are effects of this fiber, stopped with it.
     await this.chain
     await this.forgetReplaced()
   }
