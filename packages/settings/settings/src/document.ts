@@ -186,31 +186,33 @@ function copyAdopted(value: unknown): unknown {
  * @returns `value` itself.
  */
 export function handOver<T>(value: T): T {
-  const stack: unknown[] = [value]
-  while (stack.length) {
-    const node = stack.pop()
-    if (typeof node !== 'object' || node === null || adopted.has(node)) continue
-    const isArray = Array.isArray(node)
-    if (!isArray && !isPlainObject(node)) continue
-    const before = stack.length
-    let plain = true
-    if (isArray) {
-      for (const item of node) plain = pushPlain(stack, item) && plain
-    } else {
-      for (const key in node) if (Object.hasOwn(node, key)) plain = pushPlain(stack, (node as Record<string, unknown>)[key]) && plain
+  if (!isContainer(value) || adopted.has(value)) return value
+  // Depth first, deciding each container after what it holds: it counts as the seam's own only when
+  // everything in it does (an explicit stack: a deep value must not overflow the call stack).
+  const frames: { node: object; children: unknown[]; next: number; plain: boolean }[] = []
+  const open = (node: object) => frames.push({ node, children: Array.isArray(node) ? node : Object.values(node), next: 0, plain: true })
+  open(value)
+  while (frames.length) {
+    const frame = frames[frames.length - 1]!
+    if (frame.next < frame.children.length) {
+      const child = frame.children[frame.next++]
+      if (typeof child !== 'object' || child === null) continue
+      // Known: fine when it is the seam's own; a provider's object the seam copied before stays copied.
+      if (adopted.has(child)) frame.plain &&= adopted.get(child) === child
+      else if (isContainer(child)) open(child)
+      else frame.plain = false
+      continue
     }
-    // A container holding anything but plain data is left to be copied as before, and so is what it holds.
-    if (plain) adopted.set(node, node)
-    else stack.length = before
+    frames.pop()
+    if (frame.plain) adopted.set(frame.node, frame.node)
+    else if (frames.length) frames[frames.length - 1]!.plain = false
   }
   return value
 }
 
-/** Push `child` for {@link handOver}; `false` when it is an object that is not plain data. */
-function pushPlain(stack: unknown[], child: unknown): boolean {
-  if (typeof child !== 'object' || child === null) return true
-  stack.push(child)
-  return Array.isArray(child) || isPlainObject(child)
+/** A plain object or an array: what {@link handOver} may take as it is. */
+function isContainer(value: unknown): value is object {
+  return Array.isArray(value) || isPlainObject(value)
 }
 
 /** The document's root and its `scopes` maps copied, each section reused from `previous` when it is the same object. */

@@ -360,6 +360,18 @@ describe('handOver: a provider gives the seam a value it built for it alone', ()
     expect(doc.dated).toEqual(input.dated)
   })
 
+  it('copies every container on the way to something that is not plain data, however deep it lies', () => {
+    const when = new Date(0)
+    const input = handOver({ ns: { outer: { inner: { when } }, list: [1, 2] } })
+    const doc = adoptDocument(input).doc as { ns: { outer: { inner: { when: Date } }; list: number[] } }
+    expect(doc.ns).not.toBe(input.ns)
+    expect(doc.ns.outer).not.toBe(input.ns.outer)
+    expect(doc.ns.outer.inner).not.toBe(input.ns.outer.inner)
+    expect(doc.ns.outer.inner.when.getTime()).toBe(0)
+    // The plain part beside it is still taken as it is.
+    expect(doc.ns.list).toBe(input.ns.list)
+  })
+
   it('without it, what a provider hands over is copied', () => {
     const input = { ns: { list: [1, 2] } }
     const doc = adoptDocument(input).doc
