@@ -1,3 +1,5 @@
+import { isCoreNonString } from './core-schema.ts'
+
 /**
  * The children of a block collection, found by indentation alone: a large
  * section is cut into the pieces of text its entries (or items) span, so a
@@ -38,8 +40,6 @@ const KEY_ALONE = /^( *)([^\s:#'"][^:#]*?)[ ]*:[ ]*(?:#.*)?\r?$/
 /** Keys never cut at: the seam refuses them in data anyway. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
-/** A key that YAML 1.2's core schema would not read as a string (`null`, `true`, `1`, `0x1F`, `.inf`…): never cut at. */
-const NOT_A_STRING = /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/
 
 /**
  * The key of an entry whose line is `name:` alone (the value a block below
@@ -49,7 +49,7 @@ export function keyAlone(line: string): { indent: number; key: string } | undefi
   const match = KEY_ALONE.exec(line)
   if (!match) return undefined
   const key = match[2]!
-  if (!PLAIN_KEY.test(key) || NOT_A_STRING.test(key) || PROTOTYPE_KEYS.has(key)) return undefined
+  if (!PLAIN_KEY.test(key) || isCoreNonString(key) || PROTOTYPE_KEYS.has(key)) return undefined
   return { indent: match[1]!.length, key }
 }
 
@@ -117,5 +117,5 @@ function mapKeyOf(line: string, depth: number): string | undefined {
   const after = line[colon + 1]
   if (after !== undefined && after !== ' ') return undefined
   const key = line.slice(depth, colon)
-  return PLAIN_KEY.test(key) && !NOT_A_STRING.test(key) && !PROTOTYPE_KEYS.has(key) ? key : undefined
+  return PLAIN_KEY.test(key) && !isCoreNonString(key) && !PROTOTYPE_KEYS.has(key) ? key : undefined
 }

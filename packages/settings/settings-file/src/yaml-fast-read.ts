@@ -1,4 +1,5 @@
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml'
+import { CORE_BOOL, CORE_FLOAT, CORE_INT, CORE_NULL, isCoreNonString } from './core-schema.ts'
 
 /**
  * The fast reader: the data of a YAML text through js-yaml 4 (about twenty
@@ -45,20 +46,6 @@ import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml'
  */
 const OUTSIDE_SUBSET =
   /(?:^|[\s[{,:])(?:[&*!]|\?(?:[\s]|$))|^%|<<|[\]}][ ]*:|[{,][ ]*[[{]|["'[\]{},]#|\r(?!\n)|\\\r|[|>][0-9]?\+|\n[ ]+(?![\s\S])|^[ ]*-[ ]*(?:-|#[^\n]*)?\r?$|^[ ]*- [ ]*-(?:[ \r]|$)|[|>][-+0-9]*[ ]*(?:#[^\n]*)?\r?\n(?:[ ]*\r?\n)*?[ ]+\r?\n|^(?:---|\.\.\.)|[\t\uFEFF\u2028\u2029\uFFFE\uFFFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/m
-
-/** YAML 1.2 core schema: the plain scalars that are `null`. */
-const CORE_NULL = /^(?:~|null|Null|NULL)?$/
-/** YAML 1.2 core schema: the booleans. */
-const CORE_BOOL = /^(?:true|True|TRUE|false|False|FALSE)$/
-/** YAML 1.2 core schema: decimal, octal (`0o`) and hexadecimal (`0x`) integers. */
-const CORE_INT = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/
-/** YAML 1.2 core schema: floats, with or without an exponent, and the infinities and not-a-number. */
-const CORE_FLOAT = /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/
-
-/** Whether a plain scalar with this text resolves to something other than a string under the core schema. */
-export function isCoreNonString(text: string): boolean {
-  return CORE_NULL.test(text) || CORE_BOOL.test(text) || CORE_INT.test(text) || CORE_FLOAT.test(text)
-}
 
 function coreInt(text: string): number {
   if (text.startsWith('0o')) return parseInt(text.slice(2), 8)

@@ -14,7 +14,8 @@ import { describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
 import { parseSettings, parseYaml, YAML_OPTIONS } from '../src/parse.ts'
 import { segmentsOf, segmentsOfPlainText, type Segment } from '../src/segments.ts'
-import { isCoreNonString, readYamlData } from '../src/yaml-fast-read.ts'
+import { isCoreNonString } from '../src/core-schema.ts'
+import { readYamlData } from '../src/yaml-fast-read.ts'
 import { suiteCases } from './suite-edits.ts'
 
 /** What `yaml` reads, with the provider's options: its data, or `undefined` when it finds a problem or the root is not a map. */
