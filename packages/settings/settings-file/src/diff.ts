@@ -25,8 +25,9 @@ export function diffDocuments(prev: unknown, next: unknown, path: DocumentPath =
   if (related && (!path.length || !Object.keys(prev).length || Object.keys(next).some((key) => Object.hasOwn(prev, key)))) {
     for (const key of Object.keys(prev)) if (!Object.hasOwn(next, key)) edits.push({ op: 'delete', path: [...path, key] })
     for (const key of Object.keys(next)) {
-      if (Object.hasOwn(prev, key)) diffDocuments(prev[key], next[key], [...path, key], edits)
-      else edits.push({ op: 'set', path: [...path, key], value: next[key] })
+      if (!Object.hasOwn(prev, key)) edits.push({ op: 'set', path: [...path, key], value: next[key] })
+      // A part the next document shares with the last is unchanged: no path is made for it.
+      else if (prev[key] !== next[key]) diffDocuments(prev[key], next[key], [...path, key], edits)
     }
     return edits
   }

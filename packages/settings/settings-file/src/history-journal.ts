@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { closeSync, constants, fchownSync, fstatSync, openSync, read, readSync } from 'node:fs'
+import { closeSync, constants, fchownSync, fstatSync, lstatSync, openSync, read, readSync } from 'node:fs'
 import { rename, unlink } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { APPEND_OWN, CREATE_OWN, READ_OWN, writeAll, type HistoryFiles } from './history-files.ts'
@@ -53,22 +53,49 @@ export class HistoryJournal {
   ) {}
 
   /**
-   * Append one record, then trim the journal to its newest half once it is
-   * over its bound (reading only that half).
-   * @param give - whom a new journal (and a trimmed copy) is given to: the document's owner under root.
+   * Append one record. The append may run without the document's lock: when
+   * another writer's trim replaced the journal meanwhile and did not carry
+   * this line over, the line is appended to the new journal too.
+   * @param give - whom a new journal is given to: the document's owner under root.
+   * @returns whether the journal is now over its bound (then {@link trim} it, holding the lock).
    * @throws {SettingsUnsafeHistoryFileError} for a journal that is a symlink, not a regular file, or another owner's.
    */
-  async append(text: string, by: readonly string[], now: Date, give: FileOwnerIds | undefined): Promise<void> {
+  append(text: string, by: readonly string[], now: Date, give: FileOwnerIds | undefined): boolean {
     const line = Buffer.from(`${JSON.stringify({ at: now.toISOString(), sha256: digest(text), by: [...by].sort() })}\n`)
+    let written = this.appendLine(line, give)
+    for (let round = 0; round < 2; round++) {
+      const standing = lstatSync(this.path, { throwIfNoEntry: false })
+      if (!standing || standing.ino === written.ino || this.tailHolds(line)) break
+      written = this.appendLine(line, give)
+    }
+    return written.size > this.limit
+  }
+
+  /** Append `line` to the journal; the file's identity and size after it. */
+  private appendLine(line: Buffer, give: FileOwnerIds | undefined): { ino: number; size: number } {
     const fd = this.openForAppend(give)
-    let size: number
     try {
       writeAll(fd, line)
-      size = fstatSync(fd).size
+      const { ino, size } = fstatSync(fd)
+      return { ino, size }
     } finally {
       closeSync(fd)
     }
-    if (size > this.limit) await this.trim(give)
+  }
+
+  /** Whether the journal's last records include `line` (a trim that carried it over). */
+  private tailHolds(line: Buffer): boolean {
+    const fd = this.files.open(this.path, READ_OWN)
+    if (fd === undefined) return false
+    try {
+      const size = fstatSync(fd).size
+      const from = Math.max(0, size - CHUNK)
+      const tail = Buffer.alloc(size - from)
+      const count = readSync(fd, tail, 0, tail.length, from)
+      return tail.subarray(0, count).includes(line)
+    } finally {
+      closeSync(fd)
+    }
   }
 
   /** Open the journal to append, creating it (exclusively, given to `give`) when it does not exist. */
@@ -96,8 +123,10 @@ export class HistoryJournal {
    * Keep the journal's newest half (whole lines): read that much from its end,
    * write it to a new file, rename it over. The rename runs off the event loop:
    * replacing a journal an older version grew large frees its blocks in that call.
+   * Run it holding the document's lock, so two trims never race.
+   * @param give - whom the trimmed journal is given to: the document's owner under root.
    */
-  private async trim(give: FileOwnerIds | undefined): Promise<void> {
+  async trim(give: FileOwnerIds | undefined): Promise<void> {
     const fd = this.files.open(this.path, READ_OWN)
     if (fd === undefined) return
     let tail: Buffer

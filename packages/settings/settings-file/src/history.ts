@@ -223,8 +223,23 @@ export class DocumentHistory {
    * @throws {SettingsUnsafeHistoryFileError} for a journal that is a symlink, not a regular file, or another owner's.
    */
   async record(text: string, by: readonly string[], now = new Date()): Promise<void> {
+    if (this.note(text, by, now)) await this.trimJournal()
+  }
+
+  /**
+   * {@link record} without the trim: append the line (safe without the
+   * document's lock, see {@link HistoryJournal.append}).
+   * @returns whether the journal is over its bound: {@link trimJournal} it holding the lock.
+   */
+  note(text: string, by: readonly string[], now = new Date()): boolean {
     const folder = this.usable()
-    if (folder) await this.records.append(text, by, now, folder.give)
+    return folder ? this.records.append(text, by, now, folder.give) : false
+  }
+
+  /** Trim the journal to its newest half (see {@link HistoryJournal.trim}); run it holding the document's lock. */
+  async trimJournal(): Promise<void> {
+    const folder = this.usable()
+    if (folder) await this.records.trim(folder.give)
   }
 
   /**

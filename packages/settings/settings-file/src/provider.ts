@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { statSync } from 'node:fs'
+import { rmSync, statSync } from 'node:fs'
 import { link, open, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
@@ -71,6 +71,16 @@ class Retargeted extends Error {}
 /** How many times one write follows a retargeted symlink before giving up. */
 const MAX_RETARGETS = 8
 
+/** How long a "writable" answer is taken as still true without asking the file system again. */
+const WRITABLE_FOR_MS = 1000
+
+/** Remove a file this writer made, if it is still there; a failure leaves it for the next sweep. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true })
+  } catch {}
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -129,6 +139,13 @@ export class FileSettingsProvider extends SettingsProvider {
   private parsed: { text: string; result: ParsedDocument } | undefined
   /** The document the seam was last handed (loaded, published or stored): one it has not seen is published first. */
   private handed: SettingsDocument | undefined
+  /** What answered writes left to do (see {@link tidyLater}), and the tidying that does it. */
+  private unsealed: string[] = []
+  private unnoted: { text: string; by: string[] }[] = []
+  private tidyDue = false
+  private tidying: Promise<void> = Promise.resolve()
+  /** Until when {@link writable} answers yes without looking (see {@link WRITABLE_FOR_MS}). */
+  private writableUntil = 0
 
   constructor(ctx: Context, config: FileSettingsProvider.Config = {}) {
     super(ctx)
@@ -169,8 +186,12 @@ export class FileSettingsProvider extends SettingsProvider {
 
   /** False while the document (the file its symlinks lead to) or its folder refuses writes (mode without the owner's write bit, or no access). */
   override get writable(): boolean {
+    // A yes stays good for a moment: every write asks, and the write itself checks again under the lock.
+    if (Date.now() < this.writableUntil) return true
     try {
-      return readOnlyReason(resolveTarget(this.file).file) === undefined
+      const writable = readOnlyReason(resolveTarget(this.file).file) === undefined
+      if (writable) this.writableUntil = Date.now() + WRITABLE_FOR_MS
+      return writable
     } catch {
       return false // a symlink loop
     }
@@ -286,6 +307,7 @@ export class FileSettingsProvider extends SettingsProvider {
     clearTimeout(this.lateCheck)
     // The editor schema writer and the watcher are effects of this fiber, stopped with it.
     await this.chain
+    await this.tidying
     await this.forgetReplaced()
   }
 
@@ -395,15 +417,8 @@ export class FileSettingsProvider extends SettingsProvider {
           moved = !readsHold(transaction.reads, (ns, scope) => getSection(current, ns, scope))
           return moved ? current : documentWith(current, transaction.changes)
         })
-        // Who made this text, so its kept version can say so later. The write is stored either way: a journal
-        // that cannot be written (a full disk) costs only that record.
-        if (stored && this.versions) {
-          try {
-            await this.versions.record(stored.text, [...transaction.origins])
-          } catch (error) {
-            this.ctx.logger('settings').warn(`settings: recording who wrote ${this.file} failed:`, error)
-          }
-        }
+        // Who made this text, so its kept version can say so later: noted once the write is answered.
+        if (stored && this.versions) this.tidyLater({ text: stored.text, by: [...transaction.origins] })
         if (stored) this.handed = stored.document
         return moved ? { moved: true } : undefined
       }),
@@ -428,11 +443,13 @@ export class FileSettingsProvider extends SettingsProvider {
 
   override async history(query?: SettingsHistoryQuery): Promise<SettingsHistoryVersion[]> {
     if (!this.versions) return super.history(query)
+    await this.tidying
     return listVersions(this.versions, (text) => this.parseVersion(text), query)
   }
 
   override async historyDocument(id: string): Promise<SettingsDocument> {
     if (!this.versions) return super.historyDocument(id)
+    await this.tidying
     return readVersionDocument(this.versions, (text) => this.parseVersion(text), id)
   }
 
@@ -486,8 +503,8 @@ export class FileSettingsProvider extends SettingsProvider {
   /**
    * Store what `derive` makes of the document, holding the lock. The file is
    * replaced only if the path still holds the version read: checked on the
-   * path, again on the old version once it is kept (a link of whatever stands
-   * at the path), and a last time on the path's inode right before the rename.
+   * old version once it is kept (a link of whatever stands at the path), and a
+   * last time on the path's inode right before the rename.
    * When a check fails, the document is read again and `derive` runs again on it.
    * @returns what was written, or `undefined` when `derive` changed nothing.
    */
@@ -499,9 +516,11 @@ export class FileSettingsProvider extends SettingsProvider {
         throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file} kept changing while it was being written (${MAX_ATTEMPTS} attempts); nothing was written`, this.file)
       }
       await this.step('read')
-      this.checkTarget(target)
+      // The first attempt runs right after `locked` resolved the path; a retry looks again.
+      if (attempt > 1) this.checkTarget(target)
       const onDisk = await this.readSettled(target)
       const reason = readOnlyReason(target)
+      this.writableUntil = reason ? 0 : Date.now() + WRITABLE_FOR_MS
       if (reason) throw new SettingsStoreError('SETTINGS_READ_ONLY', `settings document ${this.file} is read-only: ${reason}; nothing was written`, this.file)
       // An unparsable document refuses the write and stays exactly as the user left it.
       const parsed = this.parse(onDisk.text ?? '')
@@ -519,10 +538,12 @@ export class FileSettingsProvider extends SettingsProvider {
       if (!rendered.preserved) this.ctx.logger('settings').warn(`settings: ${this.file} could not be edited in place and was rendered afresh`)
       const temp = await writeTemp(target, rendered.text, onDisk === ABSENT ? { writer: this.writer, ...ownerToGive(target) } : { mode: onDisk.mode, uid: onDisk.uid, gid: onDisk.gid, writer: this.writer })
       let kept: Kept | undefined
+      let renamed = false
       try {
         if (!(await lock.holds())) throw new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${this.file}: the lock was taken over during the write; nothing was written`, this.file)
         await this.step('check')
-        if (!(await holdsVersion(target, onDisk))) continue
+        // An existing document is checked once, through the link kept of it below (one read, not two).
+        if (onDisk === ABSENT && statVersion(target) !== ABSENT) continue
         await this.step('keep')
         kept = onDisk === ABSENT ? undefined : await this.keep(target)
         if (onDisk !== ABSENT && !kept) continue // the document was replaced or removed meanwhile
@@ -537,6 +558,8 @@ export class FileSettingsProvider extends SettingsProvider {
         // The last look: the path still names the file kept (an editor's rename always brings a new inode),
         // checked and renamed back to back. POSIX has no compare-and-rename, so that is the gap left.
         const placed = onDisk === ABSENT ? await placeNew(temp, target) : await replaceIfSame(temp, target, onDisk.ino)
+        // A replace moved the temp file to the path: nothing is left to remove.
+        renamed = placed && onDisk !== ABSENT
         if (!placed) {
           if (kept) await this.dropKept(kept)
           kept = undefined
@@ -546,7 +569,7 @@ export class FileSettingsProvider extends SettingsProvider {
         if (kept) await this.dropKept(kept)
         throw error
       } finally {
-        await unlink(temp).catch(() => {})
+        if (!renamed) removeQuietly(temp)
       }
       await this.step('renamed')
       this.seen = { ...(statVersion(target)), text: rendered.text }
@@ -623,20 +646,60 @@ export class FileSettingsProvider extends SettingsProvider {
   }
 
   /**
-   * After a replace: seal and prune the kept version, and watch the replaced
-   * file for an editor's late write. The watch starts from the version read,
-   * so a save that landed between the last check and the replace counts as
-   * late too. A kept file is sealed (made owner-only) only while no other name
-   * shares it, so no other name's mode ever changes.
+   * After a replace: watch the replaced file for an editor's late write, and
+   * have the kept version sealed and history pruned ({@link tidyLater}). The
+   * watch starts from the version read, so a save that landed between the last
+   * check and the replace counts as late too. A kept file is sealed (made
+   * owner-only) only while no other name shares it, so no other name's mode
+   * ever changes.
    */
   private async settleKept(kept: Kept, read: FileVersion, data: Record<string, unknown>): Promise<void> {
     await this.forgetReplaced()
-    if (this.versions && kept.entry) {
-      if (statSync(kept.entry, { throwIfNoEntry: false })?.nlink === 1) this.versions.seal(kept.entry)
-      this.versions.prune()
-    }
+    if (this.versions && kept.entry) this.tidyLater({ kept: kept.entry })
     this.replaced = { path: kept.watched, version: read, data, witness: kept.witness, until: Date.now() + LATE_WINDOW_MS }
     this.scheduleLateCheck()
+  }
+
+  /**
+   * What a write leaves to do once it has been answered (the next turn of the
+   * event loop): seal the version it kept, prune history, and note in the
+   * journal who wrote the text. None of it changes the document, and each is
+   * safe beside another writer's without the lock (a prune removes only the
+   * oldest versions, a seal only this write's entry, an append is one line);
+   * only trimming the journal takes the lock. {@link history} and `close()`
+   * wait for it. The write is stored either way: a journal that cannot be
+   * written (a full disk) costs only that record.
+   */
+  private tidyLater(work: { kept: string } | { text: string; by: string[] }): void {
+    if ('kept' in work) this.unsealed.push(work.kept)
+    else this.unnoted.push(work)
+    if (this.tidyDue) return
+    this.tidyDue = true
+    // After the tidying before it (a journal trim may still run): history() and close() wait for the last one.
+    this.tidying = this.tidying.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(() => this.tidy())
+  }
+
+  /** Do what {@link tidyLater} gathered. */
+  private async tidy(): Promise<void> {
+    this.tidyDue = false
+    const versions = this.versions!
+    const unsealed = this.unsealed.splice(0)
+    for (const kept of unsealed) if (statSync(kept, { throwIfNoEntry: false })?.nlink === 1) versions.seal(kept)
+    if (unsealed.length) versions.prune()
+    let overBound = false
+    for (const { text, by } of this.unnoted.splice(0)) {
+      try {
+        overBound = versions.note(text, by) || overBound
+      } catch (error) {
+        this.ctx.logger('settings').warn(`settings: recording who wrote ${this.file} failed:`, error)
+      }
+    }
+    if (!overBound) return
+    try {
+      await this.enqueue(() => this.locked(() => versions.trimJournal()))
+    } catch (error) {
+      this.ctx.logger('settings').warn(`settings: trimming the history journal of ${this.file} failed:`, error)
+    }
   }
 
   /** Look at the last replaced version again soon, while it is watched. */

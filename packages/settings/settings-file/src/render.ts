@@ -63,6 +63,8 @@ export function renderScalar(value: unknown, original?: Scalar, flow = false): s
     if (flow && FLOW_INDICATORS.test(value)) return JSON.stringify(value)
   }
   if (isCollection(value)) return Array.isArray(value) ? '[]' : '{}'
+  // What yaml writes for these, without building a document for it (a write's most common edit: a count, a switch).
+  if (value === null || typeof value === 'boolean' || (Number.isSafeInteger(value) && !Object.is(value, -0))) return String(value)
   const text = stringify(value, OPTIONS).replace(/\n$/, '')
   return text.includes('\n') ? JSON.stringify(value) : text
 }

@@ -7,6 +7,7 @@ import { parseYaml, YAML_OPTIONS, type ParsedDocument } from './parse.ts'
 import { toYaml } from './render.ts'
 import { segmentsOf, segmentsOfPlainText, type Segment } from './segments.ts'
 import { readYamlData } from './yaml-fast-read.ts'
+import { editScalarsInPlace, type ScalarsEdited } from './scalar-edit.ts'
 import { YamlEditor } from './yaml-edit.ts'
 import { editNested, NESTED_MIN_BYTES } from './nested-edit.ts'
 
@@ -106,6 +107,12 @@ function renderSegments(text: string, segments: readonly Segment[], prev: Record
       }
     }
     const piece = text.slice(segment.start, segment.end)
+    const quick = editScalarsChecked(piece, key, keyEdits, prev[key], next[key])
+    if (quick !== undefined) {
+      // A piece whose last line is as it was ends as before: it meets the next entry as it did.
+      pieces.push({ position, text: quick.text, checked: quick.endKept })
+      continue
+    }
     const { doc, problems } = parseYaml(piece)
     if (problems.length) return undefined
     // The piece must read alone as the entry reads in the whole document, or cutting here is not safe.
@@ -147,6 +154,27 @@ function renderSegments(text: string, segments: readonly Segment[], prev: Record
     if (both === UNREADABLE || !dataEqual(both, { [pair.key]: next[pair.key], [following.key]: next[following.key] })) return undefined
   }
   return { text: result, preserved: true, parsed: { data: next, segments: placed } }
+}
+
+/**
+ * The edited piece when every edit only swaps one scalar for another on its
+ * key's line ({@link editScalarsInPlace}), checked by the fast reader: the
+ * edited piece must read exactly as the entry's next value, every key and
+ * item of it, and still be that one entry. That also shows the piece was cut
+ * where the entry starts and ends (a piece cut short or running into the next
+ * entry reads otherwise), so the piece before the edit is not read again.
+ * `endKept` says the edits stayed above the piece's last line: its end then
+ * meets the next entry as it did (each scalar written stays on its line), and
+ * the caller need not read the two together.
+ * `undefined` sends the piece to the full edit (which parses it with yaml).
+ */
+function editScalarsChecked(piece: string, key: string, edits: DocumentEdit[], prev: unknown, next: unknown): ScalarsEdited | undefined {
+  const edited = editScalarsInPlace(piece, edits, { [key]: prev })
+  if (edited === undefined || edited.text.endsWith('\n') !== piece.endsWith('\n')) return undefined
+  const data = readYamlData(edited.text)
+  if (data === undefined || !dataEqual(data, { [key]: next })) return undefined
+  const segments = segmentsOfPlainText(edited.text, data)
+  return segments?.length === 1 && segments[0]!.key === key ? edited : undefined
 }
 
 /** Whether an edited piece is still one top-level entry, keyed `key` at column 0, linking to nothing. */

@@ -47,6 +47,8 @@ async function bootOverUserDocument(): Promise<{ harness: FileHarness; file: str
   running.push(harness)
   const { value: search } = await plugWithSettings(harness.root, (ctx) => ctx.settings.register('search', Search))
   await search.update({ limit: 2 })
+  // The journal line comes once the write is answered; asking for the history waits for it.
+  await harness.settings.history()
   return { harness, file, search }
 }
 
@@ -153,8 +155,10 @@ describe('what a user plants in history/', () => {
     expect(await readFile(file, 'utf8')).toContain('limit: 9')
     expect(await readFile(secret, 'utf8')).toBe(before)
     expect((await lstat(journal)).isSymbolicLink()).toBe(true)
-    expect(harness.logs.some((line) => line.includes('recording who wrote') && line.includes(journal) && line.includes('symlink'))).toBe(true)
+    // Asking for the history waits for the journal line the write left to note (refused here).
     await expect(harness.settings.history()).rejects.toMatchObject({ code: 'SETTINGS_HISTORY_UNSAFE', file: journal, reason: 'symlink' })
+    expect(harness.logs.some((line) => line.includes('recording who wrote') && line.includes(journal) && line.includes('symlink'))).toBe(true)
+    expect(await readFile(secret, 'utf8')).toBe(before)
   })
 
   it(AS_ROOT ? 'never appends to a journal that is a root-owned file linked in' : 'appends to a journal of the user\'s own (another owner\'s cannot be planted without root)', async () => {
@@ -164,6 +168,8 @@ describe('what a user plants in history/', () => {
     await link(secret, journal)
     const before = await readFile(secret, 'utf8')
     await search.update({ limit: 9 })
+    // The journal line is noted once the write is answered; asking for the history waits for it.
+    await harness.settings.history().catch(() => {})
     if (AS_ROOT) {
       expect(await readFile(secret, 'utf8')).toBe(before)
       expect(harness.logs.some((line) => line.includes(journal) && line.includes('belongs to uid 0'))).toBe(true)

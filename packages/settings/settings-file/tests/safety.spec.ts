@@ -128,6 +128,8 @@ describe('history', () => {
     await writeFile(file, '# v0\ncounter:\n  n: 0\n', { mode: 0o644 })
     const scope = await boot()
     for (let n = 1; n <= 3; n++) await scope.update({ n })
+    // A kept version is sealed once its write is answered; asking for the history waits for that.
+    await fx.harness!.settings.history()
     const names = (await readdir(join(fx.dir, 'history'))).filter((name) => !name.endsWith('.journal.jsonl')).sort()
     expect(names).toHaveLength(3)
     for (const name of names) expect(name).toMatch(/^settings\.\d{8}T\d{9}Z\.[0-9a-f]{8}\.yaml$/)
@@ -148,10 +150,26 @@ describe('history', () => {
     await writeFile(unrelated, 'mine')
     const scope = await boot({ history: { keep: 2, maxAgeDays: 30 } })
     for (let n = 1; n <= 5; n++) await scope.update({ n })
+    // Pruning follows each answered write at once; asking for the history waits for it.
+    await fx.harness!.settings.history()
     const names = (await readdir(join(fx.dir, 'history'))).filter((name) => name !== 'notes.txt' && !name.endsWith('.journal.jsonl')).sort()
     expect(names).toHaveLength(2)
     expect(await Promise.all(names.map((name) => readFile(join(fx.dir, 'history', name), 'utf8')))).toEqual(['counter:\n  n: 3\n', 'counter:\n  n: 4\n'])
     expect(await readFile(unrelated, 'utf8')).toBe('mine')
+  })
+
+  it('finishes sealing, pruning and the journal before disposal settles, for writes answered just before it', async () => {
+    await writeFile(file, 'counter:\n  n: 0\n', { mode: 0o644 })
+    const scope = await boot({ history: { keep: 2, maxAgeDays: 30 } })
+    for (let n = 1; n <= 4; n++) await scope.update({ n })
+    await fx.harness!.dispose()
+    fx.harness = undefined
+    const names = (await readdir(join(fx.dir, 'history'))).sort()
+    const kept = names.filter((name) => !name.endsWith('.journal.jsonl'))
+    expect(kept).toHaveLength(2)
+    for (const name of kept) expect((await stat(join(fx.dir, 'history', name))).mode & 0o777).toBe(0o600)
+    const journal = (await readFile(join(fx.dir, 'history', 'settings.journal.jsonl'), 'utf8')).trimEnd().split('\n')
+    expect(journal).toHaveLength(4)
   })
 
   it('keeps nothing with history: false, and leaves no witness behind after disposal', async () => {

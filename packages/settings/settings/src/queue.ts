@@ -1,13 +1,16 @@
 /**
  * Ordered write queue with group commit. Writes wait in call order; when the
  * queue is free, every waiting write leaves together as one group, so writes
- * that pile up while a group is on storage share the next transaction.
+ * that pile up while a group is on storage share the next transaction; a
+ * write that comes right after a group gathers for one turn of the event loop.
  * Groups run one at a time, so writes to any one section keep call order.
  */
 export class GroupQueue<W> {
   private pending: W[] = []
   private scheduled = false
   private tail: Promise<void> = Promise.resolve()
+  /** Whether a group finished since the event loop last turned (then writes are arriving in a stream). */
+  private justFinished = false
 
   /** @param runGroup - runs one group to completion; it must settle every write itself and never reject. */
   constructor(private readonly runGroup: (group: W[]) => Promise<void>) {}
@@ -17,9 +20,21 @@ export class GroupQueue<W> {
     this.pending.push(write)
     if (this.scheduled) return
     this.scheduled = true
-    this.tail = this.tail.then(() => {
+    this.tail = this.tail.then(async () => {
+      // A write after a quiet spell runs at once. One on the heels of a group waits a turn of the event loop,
+      // so what else arrived with it (requests read in the same poll) shares its transaction, also when the
+      // store holds the loop for its whole write (PostgreSQL's commit_delay waits only when others are active, too).
+      if (this.justFinished) await new Promise((resolve) => setImmediate(resolve))
       this.scheduled = false
-      return this.runGroup(this.pending.splice(0))
+      const group = this.pending.splice(0)
+      // Taken away meanwhile (`takePending`): nothing to run.
+      if (!group.length) return
+      try {
+        await this.runGroup(group)
+      } finally {
+        this.justFinished = true
+        setImmediate(() => (this.justFinished = false)).unref()
+      }
     })
   }
 

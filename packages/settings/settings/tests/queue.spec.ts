@@ -41,7 +41,43 @@ function controlled<W>() {
   }
 }
 
+/** A queue whose groups finish at once, recording each; stores that never leave the event loop behave like this. */
+function immediate<W>() {
+  const groups: W[][] = []
+  const queue = new GroupQueue<W>(async (group) => void groups.push(group))
+  return { queue, groups }
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve))
+
 describe('GroupQueue', () => {
+  it('runs a write that comes after a quiet spell at once, without waiting for the event loop', async () => {
+    const q = immediate<string>()
+    q.queue.push('a')
+    await drainMicrotasks()
+    expect(q.groups).toEqual([['a']])
+  })
+
+  it('makes a write on the heels of a group wait one turn, gathering what arrives in that turn into its group', async () => {
+    const q = immediate<string>()
+    q.queue.push('a')
+    await drainMicrotasks()
+    // Right after the first group: these arrive as requests read in one poll would, one callback each.
+    q.queue.push('b')
+    await drainMicrotasks()
+    expect(q.groups).toEqual([['a']])
+    // Not run yet after its microtasks: what comes before the loop turns joins it.
+    q.queue.push('c')
+    await turn()
+    await q.queue.idle()
+    expect(q.groups).toEqual([['a'], ['b', 'c']])
+    // Once a turn has passed with nothing queued, the next write runs at once again.
+    await turn()
+    q.queue.push('d')
+    await drainMicrotasks()
+    expect(q.groups.at(-1)).toEqual(['d'])
+  })
+
   it('sends writes pushed in one synchronous run as one group, in call order', async () => {
     const q = controlled<string>()
     q.queue.push('a')
