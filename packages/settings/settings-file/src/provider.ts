@@ -685,7 +685,7 @@ export class FileSettingsProvider extends SettingsProvider {
     const versions = this.versions!
     const unsealed = this.unsealed.splice(0)
     for (const kept of unsealed) if (statSync(kept, { throwIfNoEntry: false })?.nlink === 1) versions.seal(kept)
-    if (unsealed.length) versions.prune()
+    if (unsealed.length) await versions.prune()
     let overBound = false
     for (const { text, by } of this.unnoted.splice(0)) {
       try {
