@@ -148,9 +148,10 @@ function runsOverLines(text: string): boolean {
       while (text.charCodeAt(at) === 0x20) at++
     }
     KEY_AT.lastIndex = at
-    const key = KEY_AT.exec(text)
-    if (!key && at === contentStart) return true
-    const value = key ? at + key[0].length : at
+    // `test`, not `exec`: a sticky match leaves where it ended in lastIndex, and no match array is made per line.
+    const keyed = KEY_AT.test(text)
+    if (!keyed && at === contentStart) return true
+    const value = keyed ? KEY_AT.lastIndex : at
     const first = text.charCodeAt(value)
     if (first === 0x7c || first === 0x3e) blockParent = indent
     else if (first === 0x22 || first === 0x27) open = quoteLeftOpen(text, value + 1, end, first)

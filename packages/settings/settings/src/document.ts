@@ -1,6 +1,7 @@
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import { dataEqual } from './equal.ts'
-import { NAMESPACE_PATTERN } from './ids.ts'
+import { NAMESPACE_PATTERN, PROTOTYPE_KEYS } from './ids.ts'
+import { isOwned, markOwned } from './owned.ts'
 import { copyData, isPlainObject, setOwn } from './data.ts'
 import type { SettingsDocument } from './types.ts'
 
@@ -159,7 +160,7 @@ const adopted = new WeakMap<object, unknown>()
  * Providers never change what they handed over, so a copy never goes stale.
  */
 function copyAdopted(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value
+  if (typeof value !== 'object' || value === null || isOwned(value)) return value
   const known = adopted.get(value)
   if (known !== undefined) return known
   if (!Array.isArray(value) && !isPlainObject(value)) return copyData(value)
@@ -178,34 +179,45 @@ function copyAdopted(value: unknown): unknown {
 
 /**
  * Give the seam a value a provider built for it alone (a fresh parse of its
- * text) and never changes afterwards: each plain object and array in it counts
- * as the seam's own copy, so adopting the value, or parts of it handed again
- * later, copies nothing. Parts already known are not walked again, so handing
- * over a new version that shares most of the last one costs what changed.
- * Anything else in it (a `Date`, say) is still copied when adopted.
+ * text) and never changes afterwards, walked once: the document, each section
+ * and each section's fields that hold only plain data and no prototype key
+ * count as the seam's own copy (see owned.ts), so adopting the value, or
+ * sections and fields of it handed again later, copies nothing, and
+ * resolution does not walk them again for prototype keys. Parts already owned
+ * are not walked again. Anything else in it (a `Date`, a `__proto__` key)
+ * leaves the containers above it to be copied and checked as before.
  * @returns `value` itself.
  */
 export function handOver<T>(value: T): T {
-  if (!isContainer(value) || adopted.has(value)) return value
-  // Depth first, deciding each container after what it holds: it counts as the seam's own only when
-  // everything in it does (an explicit stack: a deep value must not overflow the call stack).
-  const frames: { node: object; children: unknown[]; next: number; plain: boolean }[] = []
-  const open = (node: object) => frames.push({ node, children: Array.isArray(node) ? node : Object.values(node), next: 0, plain: true })
-  open(value)
+  if (!isContainer(value) || isOwned(value) || adopted.has(value)) return value
+  // Depth first, deciding each container after what it holds (an explicit stack: a deep value must not
+  // overflow the call stack). `keys` is undefined for an array, whose items are walked by index.
+  type Frame = { node: Record<string, unknown> | unknown[]; keys: string[] | undefined; next: number; clean: boolean; mark: boolean; scoped: boolean; depth: number }
+  const frames: Frame[] = []
+  const open = (node: Record<string, unknown> | unknown[], depth: number, scoped: boolean) => {
+    const keys = Array.isArray(node) ? undefined : Object.keys(node)
+    // Only the containers a lookup starts from are marked: the document, its sections and their fields
+    // (a mark is a weak-set entry, which costs more than the walk; what lies below an owned part is owned).
+    const mark = depth <= 2 || (scoped && depth <= 4)
+    frames.push({ node, keys, next: 0, clean: keys === undefined || !keys.some((key) => PROTOTYPE_KEYS.has(key)), mark, scoped, depth })
+  }
+  open(value as Record<string, unknown> | unknown[], 0, false)
   while (frames.length) {
     const frame = frames[frames.length - 1]!
-    if (frame.next < frame.children.length) {
-      const child = frame.children[frame.next++]
-      if (typeof child !== 'object' || child === null) continue
-      // Known: fine when it is the seam's own; a provider's object the seam copied before stays copied.
-      if (adopted.has(child)) frame.plain &&= adopted.get(child) === child
-      else if (isContainer(child)) open(child)
-      else frame.plain = false
+    const size = frame.keys ? frame.keys.length : (frame.node as unknown[]).length
+    if (frame.next < size) {
+      const key = frame.keys?.[frame.next]
+      const child = key !== undefined ? (frame.node as Record<string, unknown>)[key] : (frame.node as unknown[])[frame.next]
+      frame.next++
+      if (typeof child !== 'object' || child === null || isOwned(child)) continue
+      // A container the seam copied or made before is not known to be free of prototype keys: the one above stays unowned.
+      if (!adopted.has(child) && isContainer(child)) open(child as Record<string, unknown> | unknown[], frame.depth + 1, frame.scoped || (frame.depth === 0 && key === SCOPES_KEY))
+      else frame.clean = false
       continue
     }
     frames.pop()
-    if (frame.plain) adopted.set(frame.node, frame.node)
-    else if (frames.length) frames[frames.length - 1]!.plain = false
+    if (frame.clean && frame.mark) markOwned(frame.node)
+    else if (!frame.clean && frames.length) frames[frames.length - 1]!.clean = false
   }
   return value
 }

@@ -1,6 +1,7 @@
 import { isPlainObject } from './data.ts'
 import { SettingsInputError, type SettingsInputReason } from './errors.ts'
 import { PROTOTYPE_KEYS } from './ids.ts'
+import { isOwned } from './owned.ts'
 import type { JsonObject, JsonValue } from './types.ts'
 
 
@@ -191,7 +192,7 @@ function problemBelow(value: unknown, path: (string | number)[]): string | undef
 
 /** The path to the first prototype key under `value` (built only on the way back from one: a clean walk allocates nothing per node). */
 function prototypeKeyBelow(value: unknown): (string | number)[] | undefined {
-  if (typeof value !== 'object' || value === null || wellFormed.has(value)) return undefined
+  if (typeof value !== 'object' || value === null || wellFormed.has(value) || isOwned(value)) return undefined
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const found = prototypeKeyBelow(value[i])
