@@ -14,8 +14,29 @@ export const CORE_INT = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/
 /** YAML 1.2 core schema: floats, with or without an exponent, and the infinities and not-a-number. */
 export const CORE_FLOAT = /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/
 
+/**
+ * Whether a plain scalar may be `null` by {@link CORE_NULL}: empty, or starting
+ * with `~` or `n`/`N` (one comparison settles most scalars, which are words).
+ */
+export function mayBeNull(text: string): boolean {
+  const first = text.charCodeAt(0)
+  return text.length === 0 || first === 0x7e || first === 0x6e || first === 0x4e
+}
+
+/** Whether a plain scalar may be a boolean by {@link CORE_BOOL}: four or five characters starting with `t`, `T`, `f` or `F`. */
+export function mayBeBool(text: string): boolean {
+  const first = text.charCodeAt(0)
+  return text.length >= 4 && text.length <= 5 && (first === 0x74 || first === 0x54 || first === 0x66 || first === 0x46)
+}
+
+/** Whether a plain scalar may be a number by {@link CORE_INT} or {@link CORE_FLOAT}: it starts with a sign, a dot or a digit. */
+export function mayBeNumber(text: string): boolean {
+  const first = text.charCodeAt(0)
+  return (first >= 0x30 && first <= 0x39) || first === 0x2d || first === 0x2b || first === 0x2e
+}
+
 /** Whether a plain scalar with this text resolves to something other than a string under the core schema. */
 export function isCoreNonString(text: string): boolean {
-  return CORE_NULL.test(text) || CORE_BOOL.test(text) || CORE_INT.test(text) || CORE_FLOAT.test(text)
+  return (mayBeNull(text) && CORE_NULL.test(text)) || (mayBeBool(text) && CORE_BOOL.test(text)) || (mayBeNumber(text) && (CORE_INT.test(text) || CORE_FLOAT.test(text)))
 }
 

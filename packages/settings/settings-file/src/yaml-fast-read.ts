@@ -1,5 +1,5 @@
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml'
-import { CORE_BOOL, CORE_FLOAT, CORE_INT, CORE_NULL, isCoreNonString } from './core-schema.ts'
+import { CORE_BOOL, CORE_FLOAT, CORE_INT, CORE_NULL, isCoreNonString, mayBeBool, mayBeNull, mayBeNumber } from './core-schema.ts'
 
 /**
  * The fast reader: the data of a YAML text through js-yaml 4 (about twenty
@@ -44,8 +44,35 @@ import { CORE_BOOL, CORE_FLOAT, CORE_INT, CORE_NULL, isCoreNonString } from './c
  * separator, a noncharacter, an unpaired surrogate. `&`, `*`, `!` and `?`
  * elsewhere (`a=1&b=2`, `why?`) are plain text to both readers.
  */
-const OUTSIDE_SUBSET =
+export const OUTSIDE_SUBSET =
   /(?:^|[\s[{,:])(?:[&*!]|\?(?:[\s]|$))|^%|<<|[\]}][ ]*:|[{,][ ]*[[{]|["'[\]{},]#|\r(?!\n)|\\\r|[|>][0-9]?\+|\n[ ]+(?![\s\S])|^[ ]*-[ ]*(?:-|#[^\n]*)?\r?$|^[ ]*- [ ]*-(?:[ \r]|$)|[|>][-+0-9]*[ ]*(?:#[^\n]*)?\r?\n(?:[ ]*\r?\n)*?[ ]+\r?\n|^(?:---|\.\.\.)|[\t\uFEFF\u2028\u2029\uFFFE\uFFFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/m
+
+/**
+ * A quicker look that matches every text {@link OUTSIDE_SUBSET} matches (and
+ * some it does not): each of its alternatives, cut down to a part it must
+ * contain that starts at a character settings files rarely hold. Without the
+ * line anchors and the blank-led alternatives of the full pattern, which make
+ * it try at every space and line start, it passes over a plain text about
+ * twice as fast; only a text it matches is tried with the full pattern. (A
+ * document marker `---` needs no part of its own: its dash is followed by a
+ * dash.) The full pattern's end-of-text alternative (trailing spaces) is
+ * {@link endsInSpaces}. Tested to hold on every text the full pattern matches.
+ */
+export const MAYBE_OUTSIDE_SUBSET =
+  /[&*!?%]|<<|[\]}][ ]*:|[{,][ ]*[[{]|["'[\]{},]#|\r(?!\n)|\\\r|[|>][0-9]?\+|-[ ]*(?:[-#\r\n]|$)|[|>][-+0-9]*[ ]*(?:#[^\n]*)?\r?\n(?:[ ]*\r?\n)*?[ ]+\r?\n|\.\.\.|[\t\uFEFF\u2028\u2029\uFFFE\uFFFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\uD800-\uDFFF]/
+
+/** Whether the text's last line holds spaces and nothing else (the end-of-text alternative of {@link OUTSIDE_SUBSET}). */
+function endsInSpaces(text: string): boolean {
+  const last = text.lastIndexOf('\n')
+  if (last < 0 || last === text.length - 1) return false
+  for (let at = last + 1; at < text.length; at++) if (text.charCodeAt(at) !== 0x20) return false
+  return true
+}
+
+/** Whether `text` uses something outside the fast reader's subset ({@link OUTSIDE_SUBSET}), looked for quickly first. */
+export function outsideSubset(text: string): boolean {
+  return (MAYBE_OUTSIDE_SUBSET.test(text) || endsInSpaces(text)) && OUTSIDE_SUBSET.test(text)
+}
 
 function coreInt(text: string): number {
   if (text.startsWith('0o')) return parseInt(text.slice(2), 8)
@@ -60,24 +87,37 @@ function coreFloat(text: string): number {
   return parseFloat(text)
 }
 
-/** Whether a plain scalar may be a number: it starts with a sign, a dot or a digit (most plain scalars are words: one comparison settles them). */
-function mayBeNumber(text: string | null): text is string {
-  if (!text) return false
-  const first = text.charCodeAt(0)
-  return (first >= 0x30 && first <= 0x39) || first === 0x2d || first === 0x2b || first === 0x2e
+/** What a plain scalar reads as by the YAML 1.2 core schema: `null`, a boolean, a number, or `undefined` for a string. */
+function coreValue(text: string | null): null | boolean | number | undefined {
+  if (text === null || (mayBeNull(text) && CORE_NULL.test(text))) return null
+  if (mayBeBool(text) && CORE_BOOL.test(text)) return text === 'true' || text === 'True' || text === 'TRUE'
+  if (!mayBeNumber(text)) return undefined
+  if (CORE_INT.test(text)) return coreInt(text)
+  return CORE_FLOAT.test(text) ? coreFloat(text) : undefined
 }
 
-const scalar = (tag: string, resolve: (text: string | null) => boolean, construct: (text: string) => unknown) => new Type(`tag:yaml.org,2002:${tag}`, { kind: 'scalar', resolve, construct })
-
-/** js-yaml's failsafe schema (strings, sequences, maps) with the YAML 1.2 core schema's plain scalars. js-yaml hands an empty plain scalar over as `null`. */
+/**
+ * js-yaml's failsafe schema (strings, sequences, maps) with the YAML 1.2 core
+ * schema's plain scalars, as one implicit type (js-yaml asks each implicit type
+ * in turn about every plain scalar, keys included: one question instead of
+ * four). js-yaml hands an empty plain scalar over as `null`.
+ */
 const YAML_CORE = FAILSAFE_SCHEMA.extend({
   implicit: [
-    scalar('null', (text) => text === null || CORE_NULL.test(text), () => null),
-    scalar('bool', (text) => text !== null && text.length >= 4 && text.length <= 5 && CORE_BOOL.test(text), (text) => text === 'true' || text === 'True' || text === 'TRUE'),
-    scalar('int', (text) => mayBeNumber(text) && CORE_INT.test(text), coreInt),
-    scalar('float', (text) => mayBeNumber(text) && CORE_FLOAT.test(text), coreFloat),
+    new Type('tag:yaml.org,2002:core', {
+      kind: 'scalar',
+      resolve: (text: string | null) => {
+        resolved = coreValue(text)
+        return resolved !== undefined
+      },
+      // js-yaml constructs right after the resolve that said yes, from the same text.
+      construct: () => resolved,
+    }),
   ],
 })
+
+/** The value the last `resolve` of {@link YAML_CORE} found. */
+let resolved: null | boolean | number | undefined
 
 /** Thrown at js-yaml's first warning: a text it warns about is left to `yaml`. */
 class Warned extends Error {}
@@ -89,7 +129,7 @@ class Warned extends Error {}
  * takes has no anchors, aliases, tags or merge keys, so its data is a tree.
  */
 export function readYamlData(text: string): Record<string, unknown> | undefined {
-  if (OUTSIDE_SUBSET.test(text) || runsOverLines(text)) return undefined
+  if (outsideSubset(text) || runsOverLines(text)) return undefined
   let data: unknown
   try {
     data = load(text, {

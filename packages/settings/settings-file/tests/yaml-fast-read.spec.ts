@@ -15,7 +15,7 @@ import { stringify } from 'yaml'
 import { parseSettings, parseYaml, YAML_OPTIONS } from '../src/parse.ts'
 import { segmentsOf, segmentsOfPlainText, type Segment } from '../src/segments.ts'
 import { isCoreNonString } from '../src/core-schema.ts'
-import { readYamlData } from '../src/yaml-fast-read.ts'
+import { OUTSIDE_SUBSET, outsideSubset, readYamlData } from '../src/yaml-fast-read.ts'
 import { suiteCases } from './suite-edits.ts'
 
 /** What `yaml` reads, with the provider's options: its data, or `undefined` when it finds a problem or the root is not a map. */
@@ -128,6 +128,29 @@ describe('the fast reader', () => {
         expect(disagreement(text)).toBeUndefined()
       }),
       { numRuns: 5000 },
+    )
+  })
+
+  it('looks quickly for what it leaves to yaml, missing nothing the full pattern finds', () => {
+    // The quick look (MAYBE_OUTSIDE_SUBSET, then the full pattern only where it matches) must answer as the full pattern.
+    for (const entry of suiteCases()) {
+      for (const text of [entry.yaml, entry.yaml.replace(/\n/g, '\r\n'), `section:\n${entry.yaml.replace(/^(?=.)/gm, '  ')}`]) {
+        expect(outsideSubset(text), entry.id).toBe(OUTSIDE_SUBSET.test(text))
+      }
+    }
+    const pieces = ['&a ', '*a', '!t ', '? ', '?', '%YAML', '<<: ', '---', '...', '\t', '\r', '\r\n', '\\\r', '\uFEFF', '\u2028', '\uD800', '\uDC00', '\x01', '\x85', '|+', '>2+', '|\n  \n ', ']:', '}: ', '{[', ', {', '"#', ']#', '-\n', '- -', '-  #x', '\n ', '\n  ', ' ', 'a', ': ', '\n- ', '#', '"', "'", '[', '{', '-', '|', '>']
+    const base = fc.constantFrom('a: 1\nb:\n  - x\n  - y\n', 'k: "v"\nl: [1, 2]\n', '', 'x: |\n  t\n')
+    const splice = fc.record({ at: fc.nat(), insert: fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 5 }) })
+    fc.assert(
+      fc.property(base, fc.array(splice, { minLength: 1, maxLength: 4 }), (start, edits) => {
+        let text = start
+        for (const edit of edits) {
+          const at = text.length ? edit.at % (text.length + 1) : 0
+          text = text.slice(0, at) + edit.insert.join('') + text.slice(at)
+        }
+        expect(outsideSubset(text)).toBe(OUTSIDE_SUBSET.test(text))
+      }),
+      { numRuns: 20000 },
     )
   })
 
