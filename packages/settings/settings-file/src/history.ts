@@ -333,5 +333,4 @@ export class DocumentHistory {
     }
     return (await Promise.all(removals)).filter(Boolean).length
   }
-
 }
