@@ -163,6 +163,8 @@ function runsOverLines(text: string): boolean {
   let blockParent = -1
   /** The quote of a quoted scalar left open at the end of the last line. */
   let open: number | undefined
+  /** Where the next bracket stands at or after the line being read (most lines hold none: their brackets need no count). */
+  let nextBracket = -1
   for (let start = 0; start < text.length; ) {
     const newline = text.indexOf('\n', start)
     const end = newline < 0 ? text.length : newline
@@ -181,7 +183,11 @@ function runsOverLines(text: string): boolean {
       blockParent = -1
     }
     if (blank || text.charCodeAt(at) === 0x23) continue
-    if (!bracketsBalance(text, at, end)) return true
+    if (nextBracket < at) {
+      BRACKET.lastIndex = at
+      nextBracket = BRACKET.test(text) ? BRACKET.lastIndex - 1 : text.length
+    }
+    if (nextBracket < end && !bracketsBalance(text, at, end)) return true
     const contentStart = at
     while (text.charCodeAt(at) === 0x2d && text.charCodeAt(at + 1) === 0x20) {
       at += 2
@@ -198,6 +204,9 @@ function runsOverLines(text: string): boolean {
   }
   return false
 }
+
+/** A bracket of a flow collection, searched from `lastIndex`. */
+const BRACKET = /[[\]{}]/g
 
 /** Whether the brackets of `text[from, to)` balance: a flow collection opened there also closes there. */
 function bracketsBalance(text: string, from: number, to: number): boolean {
@@ -238,12 +247,14 @@ function plainKeysOnly(root: object): boolean {
     const node = stack.pop()
     if (typeof node !== 'object' || node === null) continue
     if (Array.isArray(node)) {
-      for (const item of node) stack.push(item)
+      for (const item of node) if (typeof item === 'object' && item !== null) stack.push(item)
       continue
     }
-    for (const key of Object.keys(node)) {
+    // `for…in` lists a parsed map's own keys (its prototype is Object.prototype) without making an array of them.
+    for (const key in node) {
       if (key === '__proto__' || isCoreNonString(key)) return false
-      stack.push((node as Record<string, unknown>)[key])
+      const child = (node as Record<string, unknown>)[key]
+      if (typeof child === 'object' && child !== null) stack.push(child)
     }
   }
   return true

@@ -211,8 +211,10 @@ export function handOver<T>(value: T): T {
       frame.next++
       if (typeof child !== 'object' || child === null || isOwned(child)) continue
       // A container the seam copied or made before is not known to be free of prototype keys: the one above stays unowned.
-      if (!adopted.has(child) && isContainer(child)) open(child as Record<string, unknown> | unknown[], frame.depth + 1, frame.scoped || (frame.depth === 0 && key === SCOPES_KEY))
-      else frame.clean = false
+      if (adopted.has(child) || !isContainer(child)) frame.clean = false
+      // Below the marked levels, a container of scalars only (a list's records) is settled on the spot: no frame, no mark.
+      else if ((frame.depth >= 4 || (frame.depth >= 2 && !frame.scoped)) && holdsScalarsOnly(child)) continue
+      else open(child as Record<string, unknown> | unknown[], frame.depth + 1, frame.scoped || (frame.depth === 0 && key === SCOPES_KEY))
       continue
     }
     frames.pop()
@@ -220,6 +222,20 @@ export function handOver<T>(value: T): T {
     else if (!frame.clean && frames.length) frames[frames.length - 1]!.clean = false
   }
   return value
+}
+
+/** Whether a plain object or array holds nothing but scalars under keys that are not prototype keys. */
+function holdsScalarsOnly(container: object): boolean {
+  if (Array.isArray(container)) {
+    for (const item of container) if (typeof item === 'object' && item !== null) return false
+    return true
+  }
+  // `for…in` lists a plain object's own keys here (handOver takes only plain objects) without making an array of them.
+  for (const key in container) {
+    const value = (container as Record<string, unknown>)[key]
+    if (PROTOTYPE_KEYS.has(key) || (typeof value === 'object' && value !== null)) return false
+  }
+  return true
 }
 
 /** A plain object or an array: what {@link handOver} may take as it is. */
