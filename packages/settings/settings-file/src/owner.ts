@@ -45,8 +45,12 @@ function threadCount(pid: number): number | undefined {
   }
 }
 
+/** This process's own start time, read once: it never changes while the process lives. */
+let ownStartTime: { value: string | undefined } | undefined
+
 /** The start time of a process as the kernel reports it, where there is a `/proc`. */
 export function processStartTime(pid: number): string | undefined {
+  if (pid === process.pid) return (ownStartTime ??= { value: readProcStat(pid)?.startTime }).value
   return readProcStat(pid)?.startTime
 }
 

@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, fstatSync, openSync, readFile, readFileSync, realpathSync, statSync, type BigIntStats, type Stats } from 'node:fs'
+import { accessSync, closeSync, constants, fstatSync, openSync, read, readFileSync, realpathSync, statSync, type BigIntStats, type Stats } from 'node:fs'
 import { promisify } from 'node:util'
 import { dirname } from 'node:path'
 import { SettingsDocumentTooLargeError, SettingsNotAFileError, type NotAFileKind } from './errors.ts'
@@ -30,7 +30,7 @@ export const ABSENT: FileVersion = Object.freeze({ text: undefined, ino: -1n, si
 export const TIE_WINDOW_MS = 2000
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
-const readFileAsync = promisify(readFile) as (fd: number) => Promise<Buffer>
+const readAt = promisify(read)
 
 /**
  * Files up to this size are read and stat'ed with synchronous system calls:
@@ -56,8 +56,16 @@ function versionOf(info: BigIntStats, text: string | undefined): FileVersion {
  */
 async function readOpen(fd: number, size: bigint): Promise<string> {
   if (size <= BigInt(SYNC_READ_LIMIT)) return readFileSync(fd, 'utf8')
-  // Read whole and decoded once: asked for text, readFile decodes chunk by chunk, twice as slow for a large file.
-  return (await readFileAsync(fd)).toString('utf8')
+  // In as few reads as its size allows (readFile of a descriptor goes 64 KiB per thread-pool round trip),
+  // then decoded once (asked for text, readFile decodes chunk by chunk, twice as slow for a large file).
+  let buffer = Buffer.allocUnsafe(Number(size) + 1)
+  let filled = 0
+  for (;;) {
+    if (filled === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)])
+    const { bytesRead } = await readAt(fd, buffer, filled, buffer.length - filled, filled)
+    if (bytesRead === 0) return buffer.toString('utf8', 0, filled)
+    filled += bytesRead
+  }
 }
 
 /**
