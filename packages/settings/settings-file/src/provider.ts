@@ -676,7 +676,11 @@ export class FileSettingsProvider extends SettingsProvider {
     if (this.tidyDue) return
     this.tidyDue = true
     // After the tidying before it (a journal trim may still run): history() and close() wait for the last one.
-    this.tidying = this.tidying.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(() => this.tidy())
+    this.tidying = this.tidying
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => this.tidy())
+      // Never a failure for whoever waits on it (history(), close()): tidying is logged, not thrown.
+      .catch((error: unknown) => this.ctx.logger('settings').warn(`settings: tidying up after writing ${this.file} failed:`, error))
   }
 
   /** Do what {@link tidyLater} gathered. */
