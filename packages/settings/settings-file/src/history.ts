@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { accessSync, closeSync, constants, fchmodSync, fstatSync, linkSync, lstatSync, readdirSync, readFile, rmSync, type Stats } from 'node:fs'
+import { accessSync, closeSync, constants, fchmodSync, fstatSync, linkSync, lstatSync, readdirSync, readFile, rmSync, unlinkSync, type Stats } from 'node:fs'
 import { basename, extname, join } from 'node:path'
-import { unlink } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { SettingsHistoryUnavailableError } from './errors.ts'
 import { copyRegular, HistoryFiles, READ_OWN } from './history-files.ts'
@@ -317,20 +316,26 @@ export class DocumentHistory {
    * Remove versions beyond the newest `keep` and those older than `maxAgeDays`
    * (names only: `unlink` never follows a link). It runs after every write, so
    * it reads dates only from the oldest names on, stopping at the first one
-   * young enough. The removals run in the thread pool: freeing a version's
-   * blocks can take half a millisecond, which the event loop need not wait for.
+   * young enough. Run it holding the document's lock: freeing a version's
+   * blocks loads the file system, and beside another writer's last look
+   * before its rename that widens the gap an editor's rename save can slip
+   * through (see the README's "The remaining gap").
    * @returns how many versions it removed.
    */
-  async prune(now = new Date()): Promise<number> {
+  prune(now = new Date()): number {
     const entries = this.names()
     const oldest = now.getTime() - this.limits.maxAgeDays * 86_400_000
     const excess = Math.max(0, entries.length - this.limits.keep)
-    const removals: Promise<boolean>[] = []
+    let removed = 0
     for (const [index, { name, stamp }] of entries.entries()) {
       if (index >= excess && (parseStamp(stamp)?.getTime() ?? 0) >= oldest) break
-      // Gone already, or a folder planted under a version's name: never fails the write that pruned.
-      removals.push(unlink(join(this.directory, name)).then(() => true, () => false))
+      try {
+        unlinkSync(join(this.directory, name))
+        removed++
+      } catch {
+        // Gone already, or a folder planted under a version's name: never fails the write that pruned.
+      }
     }
-    return (await Promise.all(removals)).filter(Boolean).length
+    return removed
   }
 }

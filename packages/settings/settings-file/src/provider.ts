@@ -646,8 +646,8 @@ export class FileSettingsProvider extends SettingsProvider {
   }
 
   /**
-   * After a replace: watch the replaced file for an editor's late write, and
-   * have the kept version sealed and history pruned ({@link tidyLater}). The
+   * After a replace: prune history, watch the replaced file for an editor's
+   * late write, and have the kept version sealed ({@link tidyLater}). The
    * watch starts from the version read, so a save that landed between the last
    * check and the replace counts as late too. A kept file is sealed (made
    * owner-only) only while no other name shares it, so no other name's mode
@@ -655,18 +655,22 @@ export class FileSettingsProvider extends SettingsProvider {
    */
   private async settleKept(kept: Kept, read: FileVersion, data: Record<string, unknown>): Promise<void> {
     await this.forgetReplaced()
-    if (this.versions && kept.entry) this.tidyLater({ kept: kept.entry })
+    if (this.versions && kept.entry) {
+      // Pruning stays under the lock: an unlink that frees a version's blocks loads the file system, and beside
+      // another writer's last look before its rename it widens the gap an editor's rename save slips through.
+      this.versions.prune()
+      this.tidyLater({ kept: kept.entry })
+    }
     this.replaced = { path: kept.watched, version: read, data, witness: kept.witness, until: Date.now() + LATE_WINDOW_MS }
     this.scheduleLateCheck()
   }
 
   /**
    * What a write leaves to do once it has been answered (the next turn of the
-   * event loop): seal the version it kept, prune history, and note in the
-   * journal who wrote the text. None of it changes the document, and each is
-   * safe beside another writer's without the lock (a prune removes only the
-   * oldest versions, a seal only this write's entry, an append is one line);
-   * only trimming the journal takes the lock. {@link history} and `close()`
+   * event loop): seal the version it kept and note in the journal who wrote
+   * the text. Neither changes the document, and each is safe beside another
+   * writer's without the lock (a seal touches only this write's entry, an
+   * append is one line); only trimming the journal takes the lock. {@link history} and `close()`
    * wait for it. The write is stored either way: a journal that cannot be
    * written (a full disk) costs only that record.
    */
@@ -687,9 +691,7 @@ export class FileSettingsProvider extends SettingsProvider {
   private async tidy(): Promise<void> {
     this.tidyDue = false
     const versions = this.versions!
-    const unsealed = this.unsealed.splice(0)
-    for (const kept of unsealed) if (statSync(kept, { throwIfNoEntry: false })?.nlink === 1) versions.seal(kept)
-    if (unsealed.length) await versions.prune()
+    for (const kept of this.unsealed.splice(0)) if (statSync(kept, { throwIfNoEntry: false })?.nlink === 1) versions.seal(kept)
     let overBound = false
     for (const { text, by } of this.unnoted.splice(0)) {
       try {

@@ -155,7 +155,7 @@ describe('a journal that cannot be written', () => {
   })
 
   it('a tidying that fails is warned, and neither a history listing nor disposal fails with it', async () => {
-    const prune = vi.spyOn(DocumentHistory.prototype, 'prune').mockImplementation(() => {
+    const seal = vi.spyOn(DocumentHistory.prototype, 'seal').mockImplementation(() => {
       throw Object.assign(new Error('permission denied'), { code: 'EACCES' })
     })
     try {
@@ -164,12 +164,12 @@ describe('a journal that cannot be written', () => {
       await handle.update({ limit: 10 })
       expect(await readFile(path, 'utf8')).toContain('limit: 10')
       await expect(fixture.harness!.settings.history()).resolves.toBeInstanceOf(Array)
-      expect(prune).toHaveBeenCalled()
+      expect(seal).toHaveBeenCalled()
       expect(fixture.harness!.logs.some((line) => line.includes('tidying up after writing') && line.includes('permission denied'))).toBe(true)
       await fixture.harness!.dispose()
       fixture.harness = undefined
     } finally {
-      prune.mockRestore()
+      seal.mockRestore()
     }
   })
 })
