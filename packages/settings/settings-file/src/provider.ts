@@ -670,9 +670,9 @@ export class FileSettingsProvider extends SettingsProvider {
    * event loop): seal the version it kept and note in the journal who wrote
    * the text. Neither changes the document, and each is safe beside another
    * writer's without the lock (a seal touches only this write's entry, an
-   * append is one line); only trimming the journal takes the lock. {@link history} and `close()`
-   * wait for it. The write is stored either way: a journal that cannot be
-   * written (a full disk) costs only that record.
+   * append is one line); only trimming the journal takes the lock.
+   * {@link history} and `close()` wait for it. The write is stored either
+   * way: a journal that cannot be written (a full disk) costs only that record.
    */
   private tidyLater(work: { kept: string } | { text: string; by: string[] }): void {
     if ('kept' in work) this.unsealed.push(work.kept)
