@@ -1,3 +1,4 @@
+import { valueAt } from 'dsh-settings/data'
 import type { Scalar } from 'yaml'
 import type { DocumentEdit } from './diff.ts'
 import { renderScalar } from './render.ts'
@@ -14,16 +15,6 @@ interface ScalarPlace {
 
 function isScalarValue(value: unknown): value is string | number | boolean | null {
   return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-}
-
-/** The value at `path` (map keys only), or `undefined` when the path leaves the maps. */
-function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
-  let value = root
-  for (const key of path) {
-    if (typeof key !== 'string' || typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined
-    value = (value as Record<string, unknown>)[key]
-  }
-  return value
 }
 
 /** The end of the line holding `at` (the index of its `\n`, or the text's length). */
