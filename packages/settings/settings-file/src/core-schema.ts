@@ -40,3 +40,26 @@ export function isCoreNonString(text: string): boolean {
   return (mayBeNull(text) && CORE_NULL.test(text)) || (mayBeBool(text) && CORE_BOOL.test(text)) || (mayBeNumber(text) && (CORE_INT.test(text) || CORE_FLOAT.test(text)))
 }
 
+/** The value of a core-schema integer (decimal, `0o` octal or `0x` hexadecimal). */
+function coreInt(text: string): number {
+  if (text.startsWith('0o')) return parseInt(text.slice(2), 8)
+  if (text.startsWith('0x')) return parseInt(text.slice(2), 16)
+  return parseInt(text, 10)
+}
+
+/** The value of a core-schema float, the infinities and not-a-number included. */
+function coreFloat(text: string): number {
+  const lower = text.toLowerCase()
+  if (lower === '.nan') return Number.NaN
+  if (lower.endsWith('.inf')) return text.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY
+  return parseFloat(text)
+}
+
+/** What a plain scalar reads as by the YAML 1.2 core schema: `null`, a boolean, a number, or `undefined` for a string. */
+export function coreScalar(text: string): null | boolean | number | undefined {
+  if (mayBeNull(text) && CORE_NULL.test(text)) return null
+  if (mayBeBool(text) && CORE_BOOL.test(text)) return text === 'true' || text === 'True' || text === 'TRUE'
+  if (!mayBeNumber(text)) return undefined
+  if (CORE_INT.test(text)) return coreInt(text)
+  return CORE_FLOAT.test(text) ? coreFloat(text) : undefined
+}

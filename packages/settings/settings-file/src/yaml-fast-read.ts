@@ -1,12 +1,15 @@
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml'
-import { CORE_BOOL, CORE_FLOAT, CORE_INT, CORE_NULL, isCoreNonString, mayBeBool, mayBeNull, mayBeNumber } from './core-schema.ts'
+import { coreScalar, isCoreNonString } from './core-schema.ts'
+import { readLineData } from './yaml-line-read.ts'
 
 /**
- * The fast reader: the data of a YAML text through js-yaml 4 (about twenty
- * times faster than `yaml`'s composer here, which also builds the node tree
- * and the positions an edit needs), for texts where it is certain to read
- * exactly as `yaml` does with our parse options. Anything else is left to
- * `yaml`: this reader answers `undefined` and never a different value.
+ * The fast reader: the data of a YAML text without `yaml`'s composer (which
+ * also builds the node tree and the positions an edit needs), for texts where
+ * it is certain to read exactly as `yaml` does with our parse options. It
+ * tries the line reader first ({@link readLineData}: one entry per line, about
+ * three times faster than js-yaml), then js-yaml 4 (about twenty times faster
+ * than `yaml`). Anything else is left to `yaml`: this reader answers
+ * `undefined` and never a different value.
  *
  * Certainty comes from two sides. Before reading, the text must use nothing
  * the two readers treat differently or that `yaml` checks and js-yaml does
@@ -74,28 +77,6 @@ export function outsideSubset(text: string): boolean {
   return (MAYBE_OUTSIDE_SUBSET.test(text) || endsInSpaces(text)) && OUTSIDE_SUBSET.test(text)
 }
 
-function coreInt(text: string): number {
-  if (text.startsWith('0o')) return parseInt(text.slice(2), 8)
-  if (text.startsWith('0x')) return parseInt(text.slice(2), 16)
-  return parseInt(text, 10)
-}
-
-function coreFloat(text: string): number {
-  const lower = text.toLowerCase()
-  if (lower === '.nan') return Number.NaN
-  if (lower.endsWith('.inf')) return text.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY
-  return parseFloat(text)
-}
-
-/** What a plain scalar reads as by the YAML 1.2 core schema: `null`, a boolean, a number, or `undefined` for a string. */
-function coreValue(text: string | null): null | boolean | number | undefined {
-  if (text === null || (mayBeNull(text) && CORE_NULL.test(text))) return null
-  if (mayBeBool(text) && CORE_BOOL.test(text)) return text === 'true' || text === 'True' || text === 'TRUE'
-  if (!mayBeNumber(text)) return undefined
-  if (CORE_INT.test(text)) return coreInt(text)
-  return CORE_FLOAT.test(text) ? coreFloat(text) : undefined
-}
-
 /**
  * js-yaml's failsafe schema (strings, sequences, maps) with the YAML 1.2 core
  * schema's plain scalars, as one implicit type (js-yaml asks each implicit type
@@ -107,7 +88,7 @@ const YAML_CORE = FAILSAFE_SCHEMA.extend({
     new Type('tag:yaml.org,2002:core', {
       kind: 'scalar',
       resolve: (text: string | null) => {
-        resolved = coreValue(text)
+        resolved = text === null ? null : coreScalar(text)
         return resolved !== undefined
       },
       // js-yaml constructs right after the resolve that said yes, from the same text.
@@ -129,7 +110,10 @@ class Warned extends Error {}
  * takes has no anchors, aliases, tags or merge keys, so its data is a tree.
  */
 export function readYamlData(text: string): Record<string, unknown> | undefined {
-  if (outsideSubset(text) || runsOverLines(text)) return undefined
+  if (outsideSubset(text)) return undefined
+  const lines = readLineData(text)
+  if (lines !== undefined) return lines
+  if (runsOverLines(text)) return undefined
   let data: unknown
   try {
     data = load(text, {
