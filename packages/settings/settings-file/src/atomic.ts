@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import fs, { closeSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { tempName } from './leftovers.ts'
+import { randomHex } from './random.ts'
 import { currentOwner, type LockOwner } from './owner.ts'
 
 /** How a replacement file is made: its mode and owner (those of the file it replaces), and its writer. */
@@ -133,7 +133,7 @@ export async function replaceWith(temp: string, file: string): Promise<void> {
  * same writer (so a sweep still recognizes it), with new random digits.
  */
 function fencedName(temp: string): string {
-  const random = randomBytes(6).toString('hex')
+  const random = randomHex(6)
   return /\.[0-9a-f]{12}\.tmp$/.test(temp) ? temp.replace(/\.[0-9a-f]{12}\.tmp$/, `.${random}.tmp`) : `${temp}.${random}`
 }
 

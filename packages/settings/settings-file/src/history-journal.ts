@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { closeSync, constants, fchownSync, fstatSync, lstatSync, openSync, read, readSync } from 'node:fs'
 import { rename, unlink } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { APPEND_OWN, CREATE_OWN, READ_OWN, writeAll, type HistoryFiles } from './history-files.ts'
 import type { FileOwnerIds } from './owner.ts'
+import { randomHex } from './random.ts'
 
 /** What the journal's newest records say. */
 export interface JournalRead {
@@ -101,6 +102,9 @@ export class HistoryJournal {
   /** Open the journal to append, creating it (exclusively, given to `give`) when it does not exist. */
   private openForAppend(give: FileOwnerIds | undefined): number {
     for (let round = 0; ; round++) {
+      // Nearly always there: opened first, created only when it is not.
+      const existing = this.files.open(this.path, APPEND_OWN)
+      if (existing !== undefined) return existing
       try {
         const fd = openSync(this.path, CREATE_OWN | constants.O_APPEND, 0o600)
         try {
@@ -113,8 +117,6 @@ export class HistoryJournal {
       } catch (error) {
         if (errorCode(error) !== 'EEXIST') throw this.files.refusal(this.path, error)
       }
-      const fd = this.files.open(this.path, APPEND_OWN)
-      if (fd !== undefined) return fd
       if (round >= 2) throw new Error(`settings history journal ${this.path} kept disappearing`)
     }
   }
@@ -150,7 +152,7 @@ export class HistoryJournal {
     } finally {
       closeSync(fd)
     }
-    const temp = `${this.path}.${randomBytes(4).toString('hex')}.tmp`
+    const temp = `${this.path}.${randomHex(4)}.tmp`
     const out = openSync(temp, CREATE_OWN, 0o600)
     try {
       try {

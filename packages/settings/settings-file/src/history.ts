@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { accessSync, closeSync, constants, fchmodSync, fstatSync, linkSync, lstatSync, readdirSync, readFile, rmSync, unlinkSync, type Stats } from 'node:fs'
 import { basename, extname, join } from 'node:path'
 import { promisify } from 'node:util'
@@ -6,6 +5,7 @@ import { SettingsHistoryUnavailableError } from './errors.ts'
 import { copyRegular, HistoryFiles, READ_OWN } from './history-files.ts'
 import { HistoryJournal, journalLimit, type JournalRead } from './history-journal.ts'
 import { makeFolder, ownerOf, ownerToGive, trustedOwner, type FileOwnerIds } from './owner.ts'
+import { randomHex } from './random.ts'
 import { notAFileKind } from './version.ts'
 
 export { digest, journalLimit, type JournalRead } from './history-journal.ts'
@@ -33,6 +33,8 @@ export interface KeptText {
 }
 
 const STAMP = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/
+/** The random part of a kept version's name. */
+const HEX8 = /^[0-9a-f]{8}$/
 
 /** `20261202T014509123Z`: sortable as text, valid in every file system's names. */
 export function historyStamp(date: Date): string {
@@ -107,13 +109,23 @@ export class DocumentHistory {
    * owner's write bit counts as unwritable also for root, as for the document.
    */
   unavailable(): string | undefined {
+    return this.look().reason
+  }
+
+  /** {@link unavailable}, and whether the folder is there already (then nothing needs making). */
+  private look(): { reason: string | undefined; exists: boolean } {
     let info: Stats
     try {
       info = lstatSync(this.directory)
     } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined
-      return `it cannot be looked at (${errorCode(error) ?? String(error)})`
+      if (errorCode(error) === 'ENOENT') return { reason: undefined, exists: false }
+      return { reason: `it cannot be looked at (${errorCode(error) ?? String(error)})`, exists: false }
     }
+    return { reason: this.unfit(info), exists: true }
+  }
+
+  /** Why the folder `lstat` saw as `info` cannot take versions, or `undefined`. */
+  private unfit(info: Stats): string | undefined {
     if (info.isSymbolicLink()) return 'it is a symlink (versions are kept only in a real folder)'
     if (!info.isDirectory()) return `it is a ${info.isFile() ? 'file' : notAFileKind(info)}, not a folder`
     if (!trustedOwner(info.uid, this.document)) return `it belongs to uid ${info.uid}, not to the document's owner (uid ${ownerOf(this.document).uid})`
@@ -134,12 +146,14 @@ export class DocumentHistory {
 
   /** Make the folder (given to the document's owner under root) and check it; warn once per state when it cannot be used. */
   private usable(): { give: FileOwnerIds | undefined } | undefined {
-    let reason = this.unavailable()
+    const look = this.look()
+    let reason = look.reason
     let give: FileOwnerIds | undefined
     if (reason === undefined) {
       try {
         give = ownerToGive(this.document)
-        makeFolder(this.directory, give)
+        // A folder the look just found is left as it is: making it would change nothing.
+        if (!look.exists) makeFolder(this.directory, give)
       } catch (error) {
         reason = `it cannot be made (${errorCode(error) ?? String(error)})`
       }
@@ -170,7 +184,7 @@ export class DocumentHistory {
     // Metadata steps are synchronous system calls: microseconds each, where a thread-pool round trip is ~0.1 ms.
     const folder = this.usable()
     if (!folder) return undefined
-    const entry = join(this.directory, `${this.stem}.${historyStamp(now)}.${randomBytes(4).toString('hex')}${this.extension}`)
+    const entry = join(this.directory, `${this.stem}.${historyStamp(now)}.${randomHex(4)}${this.extension}`)
     try {
       if (!options.copy) {
         try {
@@ -302,14 +316,17 @@ export class DocumentHistory {
       return []
     }
     const prefix = `${this.stem}.`
-    const found: { name: string; stamp: string }[] = []
+    // `<stem>.` + a 19-character stamp + `.` + 8 hex digits + the extension: one length, so name order is time order.
+    const length = prefix.length + 28 + this.extension.length
+    const kept: string[] = []
     for (const name of names) {
-      if (!name.startsWith(prefix) || !name.endsWith(this.extension)) continue
-      const middle = name.slice(prefix.length, name.length - this.extension.length).split('.')
-      if (middle.length !== 2 || !/^[0-9a-f]{8}$/.test(middle[1]!) || !STAMP.test(middle[0]!)) continue
-      found.push({ name, stamp: middle[0]! })
+      if (name.length !== length || !name.startsWith(prefix) || !name.endsWith(this.extension)) continue
+      const stamp = name.slice(prefix.length, prefix.length + 19)
+      if (name.charCodeAt(prefix.length + 19) !== 0x2e || !STAMP.test(stamp) || !HEX8.test(name.slice(prefix.length + 20, prefix.length + 28))) continue
+      kept.push(name)
     }
-    return found.sort((a, b) => (a.stamp < b.stamp ? -1 : a.stamp > b.stamp ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    kept.sort()
+    return kept.map((name) => ({ name, stamp: name.slice(prefix.length, prefix.length + 19) }))
   }
 
   /**

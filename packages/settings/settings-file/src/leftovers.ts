@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { hostFacts, isOwnerGone, type HostFacts, type LockOwner } from './owner.ts'
+import { randomHex } from './random.ts'
 
 /**
  * Temp files and claims that writers leave when they die mid-step, and how the
@@ -18,12 +19,21 @@ const ANONYMOUS_TEMP_MAX_AGE_MS = 10 * 60_000
  * another pid namespace on this one (containers share the kernel's boot id), are never judged here.
  */
 export function hostTag(facts: Pick<HostFacts, 'hostname' | 'boot' | 'pidns'>): string {
-  return createHash('sha256').update(`${facts.hostname}\0${facts.boot ?? ''}\0${facts.pidns ?? ''}`).digest('hex').slice(0, 8)
+  const key = `${facts.hostname}\0${facts.boot ?? ''}\0${facts.pidns ?? ''}`
+  let tag = hostTags.get(key)
+  if (tag === undefined) {
+    tag = createHash('sha256').update(key).digest('hex').slice(0, 8)
+    hostTags.set(key, tag)
+  }
+  return tag
 }
+
+/** Tags already hashed: every temp name holds one (a host has one set of facts; tests simulate a few). */
+const hostTags = new Map<string, string>()
 
 /** The name of a temp file standing in for `base`, written by `owner`: hidden, and ending in `.tmp`. */
 export function tempName(base: string, owner: LockOwner): string {
-  return `.${base}.${hostTag(owner)}.${owner.pid}.${owner.startTime ?? 'x'}.${randomBytes(6).toString('hex')}.tmp`
+  return `.${base}.${hostTag(owner)}.${owner.pid}.${owner.startTime ?? 'x'}.${randomHex(6)}.tmp`
 }
 
 const TEMP = /^\.(.+)\.([0-9a-f]{8})\.(\d+)\.(\d+|x)\.[0-9a-f]{12}\.tmp$/

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto'
-import { closeSync, fstatSync, linkSync, readFileSync, renameSync, rmSync, utimesSync } from 'node:fs'
+import { closeSync, fstatSync, linkSync, readFileSync, renameSync, unlinkSync, utimesSync } from 'node:fs'
 import { SettingsLockTimeoutError } from './errors.ts'
 import { currentOwner, hostFacts, isOwnerGone, parseOwner, type FileOwnerIds, type LockOwner } from './owner.ts'
 import { writeSmallTemp } from './atomic.ts'
+import { randomHex } from './random.ts'
 import { openIfPresent } from './version.ts'
 
 /**
@@ -55,6 +55,8 @@ export interface LockOptions {
 export interface HeldLock {
   /** The owner record this acquisition wrote. */
   readonly owner: LockOwner
+  /** Whether this acquisition took the lock over from an owner certainly gone (who may have left temp files). */
+  readonly tookOver: boolean
   /** Whether the lock file still holds this acquisition's record (nobody judged it abandoned). */
   holds(): Promise<boolean>
   /** Remove the lock if it is still ours; harmless to call twice. */
@@ -84,7 +86,14 @@ const MAX_POLL_MS = 25
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
 /** Remove a file this acquirer made (a temp, its own record), ignoring a failure: it is swept later. */
-const removeQuietly = (path: string) => rmSync(path, { force: true })
+function removeQuietly(path: string): void {
+  try {
+    // `unlink` alone: `rmSync` looks at the path twice before it.
+    unlinkSync(path)
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error
+  }
+}
 
 /** The protocol's file operations for one acquirer, with its record and its step hook. */
 class LockProtocol {
@@ -97,7 +106,7 @@ class LockProtocol {
 
   constructor(options: LockOptions) {
     const facts = options.owner || options.isGone ? undefined : hostFacts()
-    this.owner = { ...(options.owner ?? currentOwner(facts)), nonce: randomBytes(9).toString('hex') }
+    this.owner = { ...(options.owner ?? currentOwner(facts)), nonce: randomHex(9) }
     this.record = JSON.stringify(this.owner)
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS
     this.isGone = options.isGone ?? ((owner) => isOwnerGone(owner, facts))
@@ -255,7 +264,7 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
       // Our reservation was judged stale (this process was stopped): wait as any other writer.
       if (turn !== 'ours') reserved = false
       const entry = turn === 'theirs' ? undefined : await attempt(protocol, lockPath, turn === 'ours')
-      if (entry === 'taken') return heldLock(protocol, lockPath)
+      if (entry === 'taken' || entry === 'taken over') return heldLock(protocol, lockPath, entry === 'taken over')
       if (entry === 'released') continue // released between our attempt and the look: try again at once
       if (Date.now() >= deadline) {
         const owner = (entry ?? (await protocol.inspect(lockPath, true).catch(() => undefined)))?.owner
@@ -275,11 +284,11 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
 }
 
 /**
- * One attempt at the lock: `taken`, `released` (gone by the time we looked), or what
- * holds it. A waiter holding the next turn polls often, so it looks before it
+ * One attempt at the lock: `taken`, `taken over` (from an owner certainly gone),
+ * `released` (gone by the time we looked), or what holds it. A waiter holding the next turn polls often, so it looks before it
  * tries: a live owner's lock is not worth a temp file and a link.
  */
-async function attempt(protocol: LockProtocol, lockPath: string, polling: boolean): Promise<Entry | 'taken' | 'released'> {
+async function attempt(protocol: LockProtocol, lockPath: string, polling: boolean): Promise<Entry | 'taken' | 'taken over' | 'released'> {
   if (polling) {
     const held = await protocol.inspect(lockPath, true)
     if (held && !protocol.abandoned(held)) return held
@@ -287,14 +296,15 @@ async function attempt(protocol: LockProtocol, lockPath: string, polling: boolea
   if (await protocol.createExclusive(lockPath)) return 'taken'
   const entry = await protocol.inspect(lockPath)
   if (!entry) return 'released'
-  if (protocol.abandoned(entry) && (await protocol.takeOver(lockPath, entry))) return 'taken'
+  if (protocol.abandoned(entry) && (await protocol.takeOver(lockPath, entry))) return 'taken over'
   return entry
 }
 
-function heldLock(protocol: LockProtocol, lockPath: string): HeldLock {
+function heldLock(protocol: LockProtocol, lockPath: string, tookOver: boolean): HeldLock {
   let released = false
   return {
     owner: protocol.owner,
+    tookOver,
     async holds() {
       return !released && (await protocol.inspect(lockPath))?.id === protocol.owner.nonce
     },

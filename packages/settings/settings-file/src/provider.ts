@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { rmSync, statSync } from 'node:fs'
+import { statSync, unlinkSync } from 'node:fs'
 import { link, open, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import Schema from 'schemastery'
@@ -74,10 +74,19 @@ const MAX_RETARGETS = 8
 /** How long a "writable" answer is taken as still true without asking the file system again. */
 const WRITABLE_FOR_MS = 1000
 
+/**
+ * How often a writer looks for what dead writers left (temp files, claims),
+ * besides its first write and every lock it takes over from a dead owner. A
+ * leftover is a hidden file that harms nothing; looking costs a listing of the
+ * folder per write.
+ */
+const SWEEP_EVERY_MS = 1000
+
 /** Remove a file this writer made, if it is still there; a failure leaves it for the next sweep. */
 function removeQuietly(path: string): void {
   try {
-    rmSync(path, { force: true })
+    // `unlink` alone: `rmSync` looks at the path twice before it.
+    unlinkSync(path)
   } catch {}
 }
 
@@ -144,6 +153,8 @@ export class FileSettingsProvider extends SettingsProvider {
   private unnoted: { text: string; by: string[] }[] = []
   private tidyDue = false
   private tidying: Promise<void> = Promise.resolve()
+  /** When {@link sweep} last ran (see {@link SWEEP_EVERY_MS}); never, before the first write. */
+  private sweptAt = Number.NEGATIVE_INFINITY
   /** Until when {@link writable} answers yes without looking (see {@link WRITABLE_FOR_MS}). */
   private writableUntil = 0
 
@@ -478,11 +489,7 @@ export class FileSettingsProvider extends SettingsProvider {
         step: (step) => this.step(`lock:${step}`),
       })
       try {
-        const schema = editorSchemaPath(this.file)
-        const together = dirname(schema) === dirname(target)
-        await sweepLeftovers(dirname(target), basename(target), true, this.facts, together ? [basename(schema)] : [])
-        // The editor schema stays beside the configured path (a symlink's own folder): its temps are swept there.
-        if (!together) await sweepLeftovers(dirname(schema), basename(schema), false, this.facts)
+        if (lock.tookOver || Date.now() - this.sweptAt >= SWEEP_EVERY_MS) await this.sweep(target)
         return await body(lock, target)
       } catch (error) {
         if (!(error instanceof Retargeted) || round >= MAX_RETARGETS) {
@@ -493,6 +500,16 @@ export class FileSettingsProvider extends SettingsProvider {
         await lock.release()
       }
     }
+  }
+
+  /** Remove what dead writers left beside `target` (the lock is held) and beside the editor schema. */
+  private async sweep(target: string): Promise<void> {
+    const schema = editorSchemaPath(this.file)
+    const together = dirname(schema) === dirname(target)
+    await sweepLeftovers(dirname(target), basename(target), true, this.facts, together ? [basename(schema)] : [])
+    // The editor schema stays beside the configured path (a symlink's own folder): its temps are swept there.
+    if (!together) await sweepLeftovers(dirname(schema), basename(schema), false, this.facts)
+    this.sweptAt = Date.now()
   }
 
   /** Stop a store whose document path no longer leads to `target` (its symlink was retargeted). */
@@ -691,7 +708,11 @@ export class FileSettingsProvider extends SettingsProvider {
   private async tidy(): Promise<void> {
     this.tidyDue = false
     const versions = this.versions!
-    for (const kept of this.unsealed.splice(0)) if (statSync(kept, { throwIfNoEntry: false })?.nlink === 1) versions.seal(kept)
+    for (const kept of this.unsealed.splice(0)) {
+      const info = statSync(kept, { throwIfNoEntry: false })
+      // Already owner-only (as a document usually is): nothing to open and change.
+      if (info?.nlink === 1 && (info.mode & 0o077) !== 0) versions.seal(kept)
+    }
     let overBound = false
     for (const { text, by } of this.unnoted.splice(0)) {
       try {

@@ -8,7 +8,7 @@
  * - the target is replaced by rename: a symlink sitting at the target is replaced by a regular
  *   file and the file it pointed to is left untouched (never written through);
  * - the temp file is opened with exclusive create: with the random name pinned (by mocking
- *   `randomBytes`), a symlink planted at exactly that temp name makes the write fail with EEXIST,
+ *   `randomHex`, the source of every random name), a symlink planted at exactly that temp name makes the write fail with EEXIST,
  *   and neither the link's victim nor the target is touched (a plain `w` open would have followed
  *   the link and written into the victim);
  * - no temp file is left behind on success or on failure (the target is a directory, so the
@@ -29,15 +29,13 @@ import { placeNew, replaceIfSame, writeFileAtomic, writeTemp } from '../src/atom
 import { tempName as tempNameOf } from '../src/leftovers.ts'
 import { currentOwner } from '../src/owner.ts'
 
-/** When set, `randomBytes` returns this many-times-repeated byte instead of random ones. */
+/** When set, `randomHex` returns this many-times-repeated byte instead of random ones. */
 const pinned = vi.hoisted(() => ({ byte: undefined as number | undefined }))
 
-vi.mock('node:crypto', async (importOriginal) => {
-  const crypto = await importOriginal<typeof import('node:crypto')>()
+vi.mock('../src/random.ts', async (importOriginal) => {
+  const random = await importOriginal<typeof import('../src/random.ts')>()
   return {
-    ...crypto,
-    randomBytes: ((size: number, ...rest: unknown[]) =>
-      pinned.byte === undefined ? (crypto.randomBytes as (...args: unknown[]) => Buffer)(size, ...rest) : Buffer.alloc(size, pinned.byte)) as typeof crypto.randomBytes,
+    randomHex: (bytes: number) => (pinned.byte === undefined ? random.randomHex(bytes) : Buffer.alloc(bytes, pinned.byte).toString('hex')),
   }
 })
 
@@ -187,7 +185,7 @@ describe('writeFileAtomic', () => {
   it('refuses to follow a symlink planted at its temp name (exclusive create)', async () => {
     pinned.byte = 0xab
     const target = join(dir, 'settings.yaml')
-    // With randomBytes pinned, the name the write will pick is known in advance.
+    // With randomHex pinned, the name the write will pick is known in advance.
     const tempName = tempNameOf('settings.yaml', currentOwner())
     expect(tempName).toContain('abababababab')
     const victim = join(dir, 'victim.txt')

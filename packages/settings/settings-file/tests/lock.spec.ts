@@ -148,6 +148,8 @@ describe('taking and releasing', () => {
     expect(record.startTime).toBe(processStartTime(process.pid))
     expect(lock.owner).toEqual(record)
     expect(await lock.holds()).toBe(true)
+    // A free lock is taken, not taken over: nobody may have left anything behind.
+    expect(lock.tookOver).toBe(false)
     // Nothing but the lock: the temp the record was written to is gone.
     expect(await f.listing()).toEqual(['settings.yaml.lock'])
   })
@@ -242,6 +244,8 @@ describe('taking over a lock whose owner is certainly gone', () => {
     const lock = await f.take(0)
     expect(await f.readRecord()).toEqual(lock.owner)
     expect(lock.owner.pid).toBe(process.pid)
+    // Said so, for the writer to look for what the dead owner left.
+    expect(lock.tookOver).toBe(true)
     expect(await f.listing()).toEqual(['settings.yaml.lock'])
     await lock.release()
     expect(await f.listing()).toEqual([])

@@ -199,4 +199,27 @@ describe('leftovers of writers that died', () => {
     await scope.update({ n: 1 })
     expect((await readdir(fx.dir)).sort()).toEqual([liveTemp, 'history', 'settings.yaml'].sort())
   })
+
+  it('are looked for again by a writer that takes over a dead owner\'s lock, and within a second otherwise', async () => {
+    await writeFile(file, 'counter:\n  n: 0\n')
+    const scope = await boot()
+    await scope.update({ n: 1 })
+    const facts = hostFacts()
+    const dead = await deadPid((child) => child)
+    const deadTemp = (random: string) => `.settings.yaml.${hostTag(facts)}.${dead}.x.${random}.tmp`
+    const listing = async () => (await readdir(fx.dir)).filter((name) => name !== 'settings.schema.json').sort()
+
+    // A writer that died holding the lock, with its temp beside it: the next write takes the lock over and sweeps.
+    await writeFile(join(fx.dir, deadTemp('0123456789ab')), 'counter:\n  n: 99\n')
+    await writeFile(`${file}.lock`, JSON.stringify({ ...facts, pid: dead, startTime: '1', nonce: 'dead0001' }))
+    await scope.update({ n: 2 })
+    expect(await listing()).toEqual(['history', 'settings.yaml'])
+
+    // One that died before it held the lock (its record's temp only): swept by a write a second later.
+    await writeFile(join(fx.dir, `.settings.yaml.lock.${hostTag(facts)}.${dead}.x.ba9876543210.tmp`), '{}')
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    await scope.update({ n: 3 })
+    expect(await listing()).toEqual(['history', 'settings.yaml'])
+    expect(await readFile(file, 'utf8')).toBe('counter:\n  n: 3\n')
+  })
 })
