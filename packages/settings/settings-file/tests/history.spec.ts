@@ -39,6 +39,10 @@ describe('DocumentHistory', () => {
     await writeFile(join(history.directory, 'other.20260101T000000000Z.abcdef01.yaml'), 'x')
     await writeFile(join(history.directory, 'settings.not-a-stamp.abcdef01.yaml'), 'x')
     await link(file, join(history.directory, 'settings.20260103T000000000Z.abcdef01.json'))
+    // Near misses: one character short or long, digits that are not hex, a stamp out of shape, a dot missing.
+    for (const name of ['settings.20260103T000000000Z.abcdef0.yaml', 'settings.20260103T000000000Z.abcdef012.yaml', 'settings.20260103T000000000Z.abcdeg01.yaml', 'settings.20260103X000000000Z.abcdef01.yaml', 'settings.20260103T000000000Zxabcdef01.yaml', 'settings.20260103T00000000Z.abcdef01a.yaml']) {
+      await writeFile(join(history.directory, name), 'x')
+    }
     expect((await history.list()).map((entry) => entry.path)).toEqual([first.path, second.path])
   })
 
