@@ -96,7 +96,7 @@ function readLines(text: string): Record<string, unknown> {
       if (indent > top.indent || (indent === top.indent && item)) {
         const nested = item ? frameOf(undefined, [], indent) : frameOf({}, undefined, indent)
         top.map![key] = nested.map ?? nested.seq
-        stack.push(nested)
+        push(stack, nested)
         if (item) readItem(text, stack, nested, at)
         else readEntry(nested, text, at)
         continue
@@ -120,6 +120,20 @@ function readLines(text: string): Record<string, unknown> {
   return root
 }
 
+/**
+ * Collections nested deeper than this decline the text. The reader itself
+ * keeps no call stack, but what takes its data (validation, copies, equality)
+ * recurses, and js-yaml and `yaml` have their own limits for such texts.
+ * Settings nest a few levels; generated texts a few dozen.
+ */
+const MAX_DEPTH = 200
+
+/** Open a collection nested in the one on top of `stack`. */
+function push(stack: Frame[], frame: Frame): void {
+  if (stack.length >= MAX_DEPTH) decline()
+  stack.push(frame)
+}
+
 function frameOf(map: Record<string, unknown> | undefined, seq: unknown[] | undefined, indent: number): Frame {
   return { indent, map, seq, pending: undefined }
 }
@@ -138,7 +152,7 @@ function readItem(text: string, stack: Frame[], frame: Frame, dash: number): voi
     // The map's keys stand at the column of its first key.
     const map = frameOf({}, undefined, at - lineStart)
     frame.seq!.push(map.map)
-    stack.push(map)
+    push(stack, map)
     readEntry(map, text, at)
     return
   }
