@@ -318,15 +318,15 @@ export class DocumentHistory {
     const prefix = `${this.stem}.`
     // `<stem>.` + a 19-character stamp + `.` + 8 hex digits + the extension: one length, so name order is time order.
     const length = prefix.length + 28 + this.extension.length
-    const kept: string[] = []
+    const versions: string[] = []
     for (const name of names) {
       if (name.length !== length || !name.startsWith(prefix) || !name.endsWith(this.extension)) continue
       const stamp = name.slice(prefix.length, prefix.length + 19)
       if (name.charCodeAt(prefix.length + 19) !== 0x2e || !STAMP.test(stamp) || !HEX8.test(name.slice(prefix.length + 20, prefix.length + 28))) continue
-      kept.push(name)
+      versions.push(name)
     }
-    kept.sort()
-    return kept.map((name) => ({ name, stamp: name.slice(prefix.length, prefix.length + 19) }))
+    versions.sort()
+    return versions.map((name) => ({ name, stamp: name.slice(prefix.length, prefix.length + 19) }))
   }
 
   /**

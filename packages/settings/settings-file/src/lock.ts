@@ -284,9 +284,10 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
 }
 
 /**
- * One attempt at the lock: `taken`, `taken over` (from an owner certainly gone),
- * `released` (gone by the time we looked), or what holds it. A waiter holding the next turn polls often, so it looks before it
- * tries: a live owner's lock is not worth a temp file and a link.
+ * One attempt at the lock: `taken`, `taken over` (from an owner certainly
+ * gone), `released` (gone by the time we looked), or what holds it. A waiter
+ * holding the next turn polls often, so it looks before it tries: a live
+ * owner's lock is not worth a temp file and a link.
  */
 async function attempt(protocol: LockProtocol, lockPath: string, polling: boolean): Promise<Entry | 'taken' | 'taken over' | 'released'> {
   if (polling) {
