@@ -1,4 +1,4 @@
-import { dataEqual, SCOPES_KEY } from 'dsh-settings'
+import { dataEqual, formatPath, SCOPES_KEY } from 'dsh-settings'
 import type { Document } from 'yaml'
 import { diffDocuments, type DocumentEdit, type DocumentPath } from './diff.ts'
 import { SettingsDocumentCannotHoldError } from './errors.ts'
@@ -282,19 +282,9 @@ function failingPlace(value: unknown, path: DocumentPath): DocumentPath {
   return path
 }
 
-/** A place as `$`-rooted path text (`$.a.b`, `$.list[0]`, `$["odd key"]`), each key cut to 64 characters. */
+/** A place as the seam's `$`-rooted path text (`$.a.b`, `$.list[0]`, `$["odd key"]`), each key cut to 64 characters. */
 function pathText(path: DocumentPath): string {
-  let text = '$'
-  for (const segment of path) {
-    if (typeof segment === 'number') {
-      text += `[${segment}]`
-      continue
-    }
-    const key = segment.length > 64 ? `${segment.slice(0, 64)}…` : segment
-    if (/^[A-Za-z_$][\w$-]*$/.test(key)) text += `.${key}`
-    else text += `[${JSON.stringify(key)}]`
-  }
-  return text
+  return formatPath(path.map((segment) => (typeof segment === 'string' && segment.length > 64 ? `${segment.slice(0, 64)}…` : segment)))
 }
 
 /** The next JSON text: two-space indentation, keys in the order the document holds them. */
