@@ -251,6 +251,22 @@ describe('taking over a lock whose owner is certainly gone', () => {
     expect(await f.listing()).toEqual([])
   })
 
+  it('reads a record of any size: one larger than a record ever is still names its dead owner', async (context) => {
+    const f = await fixture(context)
+    // Past the 4 KB a record is read with at once: the rest is read too, and the owner found.
+    await f.plant({ ...(await deadRecord(f, 'dead0002')), padding: 'x'.repeat(6000) })
+    const lock = await f.take(0)
+    expect(lock.tookOver).toBe(true)
+    expect(await f.readRecord()).toEqual(lock.owner)
+  })
+
+  it('never takes a lock whose live owner wrote a record larger than a record ever is', async (context) => {
+    const f = await fixture(context)
+    await f.plant({ ...currentOwner(), nonce: 'live0001', padding: 'x'.repeat(6000) })
+    const error = await timeoutOf(f.take(100))
+    expect(error.owner).toMatchObject({ pid: process.pid })
+  })
+
   it('takes over a record of the earlier format (no nonce, boot or namespace) of a dead pid', async (context) => {
     const f = await fixture(context)
     await f.plant({ pid: await deadPid(f.track), hostname: hostname(), startTime: '12345' })
