@@ -121,12 +121,13 @@ function readLines(text: string): Record<string, unknown> {
 }
 
 /**
- * Collections nested deeper than this decline the text. The reader itself
- * keeps no call stack, but what takes its data (validation, copies, equality)
- * recurses, and js-yaml and `yaml` have their own limits for such texts.
- * Settings nest a few levels; generated texts a few dozen.
+ * Collections nested deeper than this decline the text: js-yaml's own limit
+ * (`maxDepth`), so what the line reader takes is what js-yaml would have
+ * taken, and a deeper text goes to `yaml` as before. The reader itself keeps
+ * no call stack, but what takes its data (validation, copies, equality)
+ * recurses. Settings nest a few levels; generated texts a few dozen.
  */
-const MAX_DEPTH = 200
+const MAX_DEPTH = 100
 
 /** Open a collection nested in the one on top of `stack`. */
 function push(stack: Frame[], frame: Frame): void {

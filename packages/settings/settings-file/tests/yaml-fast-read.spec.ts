@@ -307,10 +307,10 @@ describe('the line reader', () => {
       last: null,
     })
     expect(lineDisagreement(text)).toBeUndefined()
-    // 200 deep is still taken.
-    const deep = readLineData(Array.from({ length: 200 }, (_, depth) => `${'  '.repeat(depth)}k:`).join('\n') + ' 1\n')
+    // 100 deep is still taken.
+    const deep = readLineData(Array.from({ length: 100 }, (_, depth) => `${'  '.repeat(depth)}k:`).join('\n') + ' 1\n')
     let level: unknown = deep
-    for (let depth = 0; depth < 200; depth++) level = (level as Record<string, unknown>).k
+    for (let depth = 0; depth < 100; depth++) level = (level as Record<string, unknown>).k
     expect(level).toBe(1)
     expect(readLineData('')).toEqual({})
     expect(readLineData('# nothing\n\n')).toEqual({})
@@ -350,9 +350,9 @@ describe('the line reader', () => {
       'a: `b\n',
       'a: --b\n',
       `${'k'.repeat(1100)}: v\n`,
-      // Deeper than 200 collections: left to js-yaml and yaml, which have limits of their own.
-      Array.from({ length: 201 }, (_, depth) => `${'  '.repeat(depth)}k:`).join('\n') + ' 1\n',
-      Array.from({ length: 201 }, (_, depth) => `${'  '.repeat(depth)}- k:`).join('\n') + ' 1\n',
+      // Deeper than 100 collections (js-yaml's own limit): left to yaml, as js-yaml leaves it.
+      Array.from({ length: 101 }, (_, depth) => `${'  '.repeat(depth)}k:`).join('\n') + ' 1\n',
+      Array.from({ length: 101 }, (_, depth) => `${'  '.repeat(depth)}- k:`).join('\n') + ' 1\n',
     ]) {
       expect(readLineData(text), JSON.stringify(text)).toBeUndefined()
     }
