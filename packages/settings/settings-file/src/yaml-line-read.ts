@@ -149,12 +149,13 @@ function readItem(text: string, stack: Frame[], frame: Frame, dash: number): voi
   let at = dash + 2
   while (text.charCodeAt(at) === 0x20) at++
   if (at >= lineEnd || text.charCodeAt(at) === 0x23 || isItemAt(text, at)) decline()
-  if (readKey(text, at) !== undefined) {
+  const key = readKey(text, at)
+  if (key !== undefined) {
     // The map's keys stand at the column of its first key.
     const map = frameOf({}, undefined, at - lineStart)
     frame.seq!.push(map.map)
     push(stack, map)
-    readEntry(map, text, at)
+    addEntry(map, text, key)
     return
   }
   frame.seq!.push(readValue(text, at))
@@ -164,6 +165,11 @@ function readItem(text: string, stack: Frame[], frame: Frame, dash: number): voi
 function readEntry(frame: Frame, text: string, at: number): void {
   const key = readKey(text, at)
   if (key === undefined) decline()
+  addEntry(frame, text, key)
+}
+
+/** The entry whose key {@link readKey} just read (its `:` ends at {@link afterKey}) into the map `frame`. */
+function addEntry(frame: Frame, text: string, key: string): void {
   const map = frame.map!
   if (Object.prototype.hasOwnProperty.call(map, key)) decline()
   let value = afterKey

@@ -60,6 +60,25 @@ function sameNumbers(a: unknown, b: unknown): boolean {
   return keys.every((key) => sameNumbers((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
 }
 
+/**
+ * Check texts of `base` cut and spliced at random: one to four splices, each cutting up to four
+ * characters somewhere and inserting up to four of `pieces` there.
+ */
+function assertSpliced(base: fc.Arbitrary<string>, pieces: readonly string[], numRuns: number, check: (text: string) => void): void {
+  const splice = fc.record({ at: fc.nat(), cut: fc.nat({ max: 4 }), insert: fc.array(fc.constantFrom(...pieces), { maxLength: 4 }) })
+  fc.assert(
+    fc.property(base, fc.array(splice, { minLength: 1, maxLength: 4 }), (start, edits) => {
+      let text = start
+      for (const edit of edits) {
+        const at = text.length ? edit.at % (text.length + 1) : 0
+        text = text.slice(0, at) + edit.insert.join('') + text.slice(at + edit.cut)
+      }
+      check(text)
+    }),
+    { numRuns },
+  )
+}
+
 describe('the fast reader', () => {
   it('agrees with yaml on every document of the YAML test suite, as given, with CRLF line ends and nested in a section', () => {
     let taken = 0
@@ -119,18 +138,7 @@ describe('the fast reader', () => {
   it('agrees with yaml on texts cut and spliced at random', () => {
     const pieces = ['"a\n b"', '\\n', "''", '|2', '>1', '\n\n', ' - ', 'k: ', '\n   ', '\n- ', '\n  - ', '\n    ', '\n', ' ', '  ', ':', ': ', '- ', '-', '#', ' #', '"', "'", '\\', '[', ']', '{', '}', ',', '|', '>', '|-', '>+', 'a', 'b: c', 'x', '1', '.', '\r\n', '\n  ', '\n- ', '~', 'null', 'é']
     const base = fc.constantFrom(...suiteCases().map((entry) => entry.yaml), 'a: 1\nb:\n  c: [1, 2]\n  d: "x\\ty"\ne: |\n  text\n  more\nf: >-\n  folded\n  line\n')
-    const splice = fc.record({ at: fc.nat(), cut: fc.nat({ max: 4 }), insert: fc.array(fc.constantFrom(...pieces), { maxLength: 4 }) })
-    fc.assert(
-      fc.property(base, fc.array(splice, { minLength: 1, maxLength: 4 }), (start, edits) => {
-        let text = start
-        for (const edit of edits) {
-          const at = text.length ? edit.at % (text.length + 1) : 0
-          text = text.slice(0, at) + edit.insert.join('') + text.slice(at + edit.cut)
-        }
-        expect(disagreement(text)).toBeUndefined()
-      }),
-      { numRuns: 5000 },
-    )
+    assertSpliced(base, pieces, 5000, (text) => expect(disagreement(text)).toBeUndefined())
   })
 
   it('looks quickly for what it leaves to yaml, missing nothing the full pattern finds', () => {
@@ -264,18 +272,7 @@ describe('the line reader', () => {
       fc.constantFrom('a: 1\nb:\n  c: [1, "x", y]\n  d: "x\\ty"\ne:\n- f\n- g: h\n  i: j\nk: {}\n', 'list:\n  - id: a\n    note: "n # not a comment"\n    w: -3\n  - id: b # c\n    note: \'it\'\'s\'\n'),
       fc.tuple(root, style).map(([data, write]) => write(data)),
     )
-    const splice = fc.record({ at: fc.nat(), cut: fc.nat({ max: 4 }), insert: fc.array(fc.constantFrom(...pieces), { maxLength: 4 }) })
-    fc.assert(
-      fc.property(base, fc.array(splice, { minLength: 1, maxLength: 4 }), (start, edits) => {
-        let spliced = start
-        for (const edit of edits) {
-          const at = spliced.length ? edit.at % (spliced.length + 1) : 0
-          spliced = spliced.slice(0, at) + edit.insert.join('') + spliced.slice(at + edit.cut)
-        }
-        expect(lineDisagreement(spliced)).toBeUndefined()
-      }),
-      { numRuns: 6000 },
-    )
+    assertSpliced(base, pieces, 6000, (text) => expect(lineDisagreement(text)).toBeUndefined())
   })
 
   it('takes the lines settings files are made of', () => {
