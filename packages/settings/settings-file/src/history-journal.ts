@@ -16,6 +16,13 @@ export interface JournalRead {
   bytesRead: number
 }
 
+/** One stored text to note in the journal: who made it, and when. */
+export interface JournalNote {
+  text: string
+  by: readonly string[]
+  at: Date
+}
+
 /**
  * The journal's bound in bytes: 1 KiB per kept version (a record is about
  * 130 bytes, so 4 to 7 records each), at least 64 KiB, at most 4 MiB. A write
@@ -54,29 +61,29 @@ export class HistoryJournal {
   ) {}
 
   /**
-   * Append one record. The append may run without the document's lock: when
-   * another writer's trim replaced the journal meanwhile and did not carry
-   * this line over, the line is appended to the new journal too.
+   * Append one record per note, in one write. The append may run without the
+   * document's lock: when another writer's trim replaced the journal meanwhile
+   * and did not carry these lines over, they are appended to the new journal too.
    * @param give - whom a new journal is given to: the document's owner under root.
    * @returns whether the journal is now over its bound (then {@link trim} it, holding the lock).
    * @throws {SettingsUnsafeHistoryFileError} for a journal that is a symlink, not a regular file, or another owner's.
    */
-  append(text: string, by: readonly string[], now: Date, give: FileOwnerIds | undefined): boolean {
-    const line = Buffer.from(`${JSON.stringify({ at: now.toISOString(), sha256: digest(text), by: [...by].sort() })}\n`)
-    let written = this.appendLine(line, give)
+  append(notes: readonly JournalNote[], give: FileOwnerIds | undefined): boolean {
+    const lines = Buffer.from(notes.map(({ text, by, at }) => `${JSON.stringify({ at: at.toISOString(), sha256: digest(text), by: [...by].sort() })}\n`).join(''))
+    let written = this.appendLines(lines, give)
     for (let round = 0; round < 2; round++) {
       const standing = lstatSync(this.path, { throwIfNoEntry: false })
-      if (!standing || standing.ino === written.ino || this.tailHolds(line)) break
-      written = this.appendLine(line, give)
+      if (!standing || standing.ino === written.ino || this.tailHolds(lines)) break
+      written = this.appendLines(lines, give)
     }
     return written.size > this.limit
   }
 
-  /** Append `line` to the journal; the file's identity and size after it. */
-  private appendLine(line: Buffer, give: FileOwnerIds | undefined): { ino: number; size: number } {
+  /** Append `lines` to the journal; the file's identity and size after it. */
+  private appendLines(lines: Buffer, give: FileOwnerIds | undefined): { ino: number; size: number } {
     const fd = this.openForAppend(give)
     try {
-      writeAll(fd, line)
+      writeAll(fd, lines)
       const { ino, size } = fstatSync(fd)
       return { ino, size }
     } finally {
@@ -84,8 +91,8 @@ export class HistoryJournal {
     }
   }
 
-  /** Whether the journal's last records include `line` (a trim that carried it over). */
-  private tailHolds(line: Buffer): boolean {
+  /** Whether the journal's last records include `lines` (a trim that carried them over). */
+  private tailHolds(lines: Buffer): boolean {
     const fd = this.files.open(this.path, READ_OWN)
     if (fd === undefined) return false
     try {
@@ -93,7 +100,7 @@ export class HistoryJournal {
       const from = Math.max(0, size - CHUNK)
       const tail = Buffer.alloc(size - from)
       const count = readSync(fd, tail, 0, tail.length, from)
-      return tail.subarray(0, count).includes(line)
+      return tail.subarray(0, count).includes(lines)
     } finally {
       closeSync(fd)
     }

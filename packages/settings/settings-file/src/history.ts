@@ -3,12 +3,12 @@ import { basename, extname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { SettingsHistoryUnavailableError } from './errors.ts'
 import { copyRegular, HistoryFiles, READ_OWN } from './history-files.ts'
-import { HistoryJournal, journalLimit, type JournalRead } from './history-journal.ts'
+import { HistoryJournal, journalLimit, type JournalNote, type JournalRead } from './history-journal.ts'
 import { makeFolder, ownerOf, ownerToGive, trustedOwner, type FileOwnerIds } from './owner.ts'
 import { randomHex } from './random.ts'
 import { notAFileKind } from './version.ts'
 
-export { digest, journalLimit, type JournalRead } from './history-journal.ts'
+export { digest, journalLimit, type JournalNote, type JournalRead } from './history-journal.ts'
 
 /** How many replaced versions of the document are kept, and for how long. */
 export interface HistoryLimits {
@@ -48,6 +48,8 @@ function parseStamp(stamp: string): Date | undefined {
   return new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, ms!))
 }
 
+/** Journal records written in one append: about 13 KB, a fifth of the tail a re-append check reads. */
+const NOTES_PER_APPEND = 100
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code
 const readWhole = promisify(readFile) as (fd: number, encoding: 'utf8') => Promise<string>
 const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0')
@@ -87,7 +89,8 @@ export class DocumentHistory {
    */
   constructor(
     private readonly document: string,
-    private readonly limits: HistoryLimits,
+    /** How many versions are kept, and for how long. */
+    readonly limits: HistoryLimits,
     private readonly options: DocumentHistoryOptions = {},
   ) {
     this.directory = join(document, '..', 'history')
@@ -246,8 +249,21 @@ export class DocumentHistory {
    * @returns whether the journal is over its bound: {@link trimJournal} it holding the lock.
    */
   note(text: string, by: readonly string[], now = new Date()): boolean {
+    return this.noteAll([{ text, by, at: now }])
+  }
+
+  /**
+   * {@link note} for several texts at once: one append per {@link NOTES_PER_APPEND}
+   * (a batch stays well inside the tail a re-append check reads).
+   */
+  noteAll(notes: readonly JournalNote[]): boolean {
     const folder = this.usable()
-    return folder ? this.records.append(text, by, now, folder.give) : false
+    if (!folder) return false
+    let overBound = false
+    for (let from = 0; from < notes.length; from += NOTES_PER_APPEND) {
+      overBound = this.records.append(notes.slice(from, from + NOTES_PER_APPEND), folder.give) || overBound
+    }
+    return overBound
   }
 
   /** Trim the journal to its newest half (see {@link HistoryJournal.trim}); run it holding the document's lock. */

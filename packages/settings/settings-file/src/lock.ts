@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fstatSync, linkSync, readFileSync, readSync, renameSync, unlinkSync, utimesSync } from 'node:fs'
+import { closeSync, existsSync, fstatSync, linkSync, lstatSync, readFileSync, readSync, renameSync, unlinkSync, utimesSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import { SettingsLockTimeoutError } from './errors.ts'
 import { currentOwner, hostFacts, isOwnerGone, parseOwner, type FileOwnerIds, type LockOwner } from './owner.ts'
 import { writeSmallTemp } from './atomic.ts'
@@ -20,6 +21,10 @@ import { openIfPresent } from './version.ts'
  *   used twice, so a late claimant of a record already replaced gives up. A
  *   claim whose claimant died is itself taken over the same way.
  * - **release**: remove the lock if it still holds this acquisition's record.
+ * - **standing record** (a long-lived writer's shortcut): the record is written
+ *   once, beside the lock, and each take links that same file to the lock
+ *   path; the lock holds this writer's record while it is that file (the same
+ *   inode). Taking over, reserving and claiming work as above.
  * - **next turn** (fairness, not exclusion): a writer that has waited a while
  *   creates `<lock>.next` holding its record, exclusively; while that file names
  *   a live waiter, every other writer leaves a free lock alone, so a process
@@ -49,6 +54,82 @@ export interface LockOptions {
   isGone?: (owner: LockOwner) => boolean
   /** Whom the lock, claim and next-turn files (and their temps) are given to: the document's owner, when a root process writes it. */
   give?: FileOwnerIds
+  /** A record kept standing between this writer's acquisitions (see {@link StandingRecord}); its owner is the record written. */
+  record?: StandingRecord
+}
+
+/**
+ * One writer's lock record, kept on disk between its acquisitions: written
+ * once, then linked to the lock path at each take, so taking a free lock is a
+ * single `link` and releasing it one `lstat` and `unlink`, instead of writing
+ * a record file and removing it every time. It carries one nonce for its life
+ * (only a writer certainly gone has its record taken over, and such a writer
+ * never takes again).
+ *
+ * It lives in a folder of the writer's own choosing (the provider's `history/`),
+ * never beside the document, where a file standing for the host's whole life
+ * would show among the user's files (a dotfiles repository). It is named like
+ * the writer's temp files, so a sweep of that folder removes it once the
+ * writer is certainly gone; {@link drop} removes it when the writer stops. A
+ * record removed meanwhile (by hand) is written again at the next take. Where
+ * it cannot be used (no folder now, or one on another file system than the
+ * lock), a take writes a record of its own as without it.
+ */
+export class StandingRecord {
+  /** The owner the record names. */
+  readonly owner: LockOwner
+  /** The record's text. */
+  readonly text: string
+  private made: { lockPath: string; path: string; ino: number; give: FileOwnerIds | undefined } | undefined
+
+  /** @param folder - where the record may stand now, or `undefined` while it may not stand anywhere. */
+  constructor(owner: LockOwner, private readonly folder: () => string | undefined) {
+    this.owner = { ...owner, nonce: randomHex(9) }
+    this.text = JSON.stringify(this.owner)
+  }
+
+  /** The record's path for `lockPath` as last written for it and `give`, or `undefined` when it must be written. */
+  pathFor(lockPath: string, give: FileOwnerIds | undefined): string | undefined {
+    const made = this.made
+    if (!made || made.lockPath !== lockPath || made.give?.uid !== give?.uid || made.give?.gid !== give?.gid) return undefined
+    return made.path
+  }
+
+  /**
+   * Write the record for `lockPath` (given to `give`), replacing one written before.
+   * @returns its path, or `undefined` when it may not stand anywhere now.
+   */
+  write(lockPath: string, give: FileOwnerIds | undefined): string | undefined {
+    this.drop()
+    const folder = this.folder()
+    if (folder === undefined) return undefined
+    let path: string
+    try {
+      path = writeSmallTemp(join(folder, basename(lockPath)), this.text, this.owner, give)
+    } catch (error) {
+      // The folder is not there yet (the first write makes it): a record of the take's own this time.
+      if (errorCode(error) === 'ENOENT') return undefined
+      throw error
+    }
+    try {
+      this.made = { lockPath, path, ino: lstatSync(path).ino, give }
+    } catch (error) {
+      removeQuietly(path)
+      throw error
+    }
+    return path
+  }
+
+  /** Whether `lockPath` is this record's file (the lock is held with it). */
+  heldAt(lockPath: string): boolean {
+    return this.made !== undefined && this.made.lockPath === lockPath && lstatSync(lockPath, { throwIfNoEntry: false })?.ino === this.made.ino
+  }
+
+  /** Remove the record file; a lock held with it stays held until released. */
+  drop(): void {
+    if (this.made) removeQuietly(this.made.path)
+    this.made = undefined
+  }
 }
 
 /** A held lock. */
@@ -103,11 +184,16 @@ class LockProtocol {
   private readonly isGone: (owner: LockOwner) => boolean
   private readonly hook: LockOptions['step']
   private readonly give: FileOwnerIds | undefined
+  readonly standing: StandingRecord | undefined
+  /** Whether this acquisition took the lock by linking the standing record (then the lock is that file). */
+  private linkedStanding = false
 
   constructor(options: LockOptions) {
-    const facts = options.owner || options.isGone ? undefined : hostFacts()
-    this.owner = { ...(options.owner ?? currentOwner(facts)), nonce: randomHex(9) }
-    this.record = JSON.stringify(this.owner)
+    // Read from /proc only when this acquisition names this process afresh (a given owner or record says it already).
+    const facts = options.owner || options.record || options.isGone ? undefined : hostFacts()
+    this.standing = options.record
+    this.owner = options.record?.owner ?? { ...(options.owner ?? currentOwner(facts)), nonce: randomHex(9) }
+    this.record = options.record?.text ?? JSON.stringify(this.owner)
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS
     this.isGone = options.isGone ?? ((owner) => isOwnerGone(owner, facts))
     this.hook = options.step
@@ -119,8 +205,9 @@ class LockProtocol {
   }
 
   /** Create `path` holding this record, only if nothing is there; the file never exists without the record. */
-  async createExclusive(path: string): Promise<boolean> {
-    await this.step('write-record', path)
+  async createExclusive(path: string, announce = true): Promise<boolean> {
+    // A take that fell back from the standing record announced its `write-record` step already.
+    if (announce) await this.step('write-record', path)
     const temp = writeSmallTemp(path, this.record, this.owner, this.give)
     try {
       await this.step('link', path)
@@ -133,6 +220,53 @@ class LockProtocol {
       await this.step('drop-temp', path)
       removeQuietly(temp)
     }
+  }
+
+  /**
+   * Take the free lock at `path`: with the standing record when there is one
+   * (written first if it is not there yet), else with a record of its own.
+   * @returns false when the lock is held.
+   */
+  async take(path: string): Promise<boolean> {
+    const standing = this.standing
+    if (!standing) return this.createExclusive(path)
+    for (let round = 0; ; round++) {
+      let record = standing.pathFor(path, this.give)
+      if (record === undefined) {
+        await this.step('write-record', path)
+        record = standing.write(path, this.give)
+        if (record === undefined) return this.createExclusive(path, false)
+      }
+      await this.step('link', path)
+      try {
+        linkSync(record, path)
+        this.linkedStanding = true
+        return true
+      } catch (error) {
+        const code = errorCode(error)
+        if (code === 'EEXIST') return false
+        // The record was removed meanwhile (by hand): write it again, once. On another file system: a record of the take's own.
+        if (code === 'EXDEV') {
+          standing.drop()
+          return this.createExclusive(path, false)
+        }
+        if (code !== 'ENOENT' || round > 0) throw error
+        standing.drop()
+      }
+    }
+  }
+
+  /** Whether the lock at `path` still holds this acquisition's record. */
+  async holds(path: string): Promise<boolean> {
+    // A lock taken with the standing record is that very file; otherwise (a take-over, a fallback) a record file of its own.
+    if (this.linkedStanding) return this.standing!.heldAt(path)
+    return (await this.inspect(path))?.id === this.owner.nonce
+  }
+
+  /** Release the lock at `path` if it still holds this acquisition's record. */
+  async release(path: string): Promise<void> {
+    if (!this.linkedStanding) return this.removeIfOurs(path)
+    if (this.standing!.heldAt(path)) removeQuietly(path)
   }
 
   /**
@@ -308,7 +442,7 @@ async function attempt(protocol: LockProtocol, lockPath: string, polling: boolea
     const held = await protocol.inspect(lockPath, true)
     if (held && !protocol.abandoned(held)) return held
   }
-  if (await protocol.createExclusive(lockPath)) return 'taken'
+  if (await protocol.take(lockPath)) return 'taken'
   const entry = await protocol.inspect(lockPath)
   if (!entry) return 'released'
   if (protocol.abandoned(entry) && (await protocol.takeOver(lockPath, entry))) return 'taken over'
@@ -321,13 +455,13 @@ function heldLock(protocol: LockProtocol, lockPath: string, tookOver: boolean): 
     owner: protocol.owner,
     tookOver,
     async holds() {
-      return !released && (await protocol.inspect(lockPath))?.id === protocol.owner.nonce
+      return !released && (await protocol.holds(lockPath))
     },
     async release() {
       if (released) return
       released = true
       await protocol.step('release', lockPath)
-      await protocol.removeIfOurs(lockPath)
+      await protocol.release(lockPath)
     },
   }
 }

@@ -13,7 +13,7 @@ import { formatOf, type DocumentFormat } from './format.ts'
 import { DocumentHistory } from './history.ts'
 import { mergeLateEdit } from './late-edit.ts'
 import { sweepLeftovers, tempName } from './leftovers.ts'
-import { acquireLock, type HeldLock, type LockStep } from './lock.ts'
+import { acquireLock, StandingRecord, type HeldLock, type LockStep } from './lock.ts'
 import { currentOwner, hostFacts, makeFolder, ownerToGive, type HostFacts, type LockOwner } from './owner.ts'
 import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, sizeOver, type ParsedDocument } from './parse.ts'
 import { rereadChanged } from './reread.ts'
@@ -93,6 +93,24 @@ function removeQuietly(path: string): void {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
+ * How long an answered write's tidying (sealing its kept version, noting who
+ * wrote it in the journal) waits for more writes to gather: a burst then
+ * costs one journal append, not one per write. `history()` and `close()` do
+ * what has gathered at once.
+ */
+const TIDY_AFTER_MS = 50
+
+/**
+ * How many versions a write keeps before it prunes history: up to a fifth of
+ * `keep` (at least one) may stand beyond it between two prunes, so a busy
+ * document lists and unlinks in batches instead of at every write. Listings
+ * show only the newest `keep` either way.
+ */
+export function pruneEvery(keep: number): number {
+  return Math.max(1, Math.floor(keep / 5))
+}
+
+/**
  * A settings provider that keeps the document in one YAML or JSON file the
  * user can edit by hand. Writes are transactions under a cross-process lock
  * that edit the file in place byte-stably, replace it only if it is still the
@@ -130,6 +148,12 @@ export class FileSettingsProvider extends SettingsProvider {
   /** This host's boot and pid namespace: fixed for the life of the process, so read once, not on every write. */
   private readonly facts: HostFacts = hostFacts()
   private readonly writer: LockOwner = currentOwner(this.facts)
+  /**
+   * This writer's lock record, written once into `history/` and linked to the
+   * lock at each write (see {@link StandingRecord}); removed at close. Without
+   * a usable history folder each write writes a record of its own.
+   */
+  private readonly lockRecord = new StandingRecord(this.writer, () => (this.versions?.unavailable() === undefined ? this.versions?.directory : undefined))
   /** Where the document path led at the last look (the file at the end of its symlinks). */
   private target: DocumentTarget
   /** The signature of a document refused at the last reload (not a regular file, too large): warned about once. */
@@ -150,9 +174,14 @@ export class FileSettingsProvider extends SettingsProvider {
   private handed: SettingsDocument | undefined
   /** What answered writes left to do (see {@link tidyLater}), and the tidying that does it. */
   private unsealed: string[] = []
-  private unnoted: { text: string; by: string[] }[] = []
+  private unnoted: { text: string; by: string[]; at: Date }[] = []
   private tidyDue = false
   private tidying: Promise<void> = Promise.resolve()
+  /** The pause before gathered tidying runs ({@link TIDY_AFTER_MS}), and what ends it early. */
+  private tidyTimer: ReturnType<typeof setTimeout> | undefined
+  private tidyNow: (() => void) | undefined
+  /** Versions kept since history was last pruned (see {@link pruneEvery}); the first write after boot prunes. */
+  private keptSincePrune = Number.POSITIVE_INFINITY
   /** When {@link sweep} last ran (see {@link SWEEP_EVERY_MS}); never, before the first write. */
   private sweptAt = Number.NEGATIVE_INFINITY
   /** Until when {@link writable} answers yes without looking (see {@link WRITABLE_FOR_MS}). */
@@ -318,8 +347,10 @@ export class FileSettingsProvider extends SettingsProvider {
     clearTimeout(this.lateCheck)
     // The editor schema writer and the watcher are effects of this fiber, stopped with it.
     await this.chain
-    await this.tidying
+    await this.tidyGathered()
     await this.forgetReplaced()
+    // Last: the tidying may have taken the lock (a journal trim).
+    this.lockRecord.drop()
   }
 
   /** Run `operation` after every earlier reload and write: one chain for both. */
@@ -429,7 +460,7 @@ export class FileSettingsProvider extends SettingsProvider {
           return moved ? current : documentWith(current, transaction.changes)
         })
         // Who made this text, so its kept version can say so later: noted once the write is answered.
-        if (stored && this.versions) this.tidyLater({ text: stored.text, by: [...transaction.origins] })
+        if (stored && this.versions) this.tidyLater({ text: stored.text, by: [...transaction.origins], at: new Date() })
         if (stored) this.handed = stored.document
         return moved ? { moved: true } : undefined
       }),
@@ -454,13 +485,13 @@ export class FileSettingsProvider extends SettingsProvider {
 
   override async history(query?: SettingsHistoryQuery): Promise<SettingsHistoryVersion[]> {
     if (!this.versions) return super.history(query)
-    await this.tidying
+    await this.tidyGathered()
     return listVersions(this.versions, (text) => this.parseVersion(text), query)
   }
 
   override async historyDocument(id: string): Promise<SettingsDocument> {
     if (!this.versions) return super.historyDocument(id)
-    await this.tidying
+    await this.tidyGathered()
     return readVersionDocument(this.versions, (text) => this.parseVersion(text), id)
   }
 
@@ -485,7 +516,7 @@ export class FileSettingsProvider extends SettingsProvider {
         give,
         timeoutMs: this.options.lockTimeoutMs,
         file: this.file,
-        owner: this.writer,
+        record: this.lockRecord,
         step: (step) => this.step(`lock:${step}`),
       })
       try {
@@ -509,6 +540,8 @@ export class FileSettingsProvider extends SettingsProvider {
     await sweepLeftovers(dirname(target), basename(target), true, this.facts, together ? [basename(schema)] : [])
     // The editor schema stays beside the configured path (a symlink's own folder): its temps are swept there.
     if (!together) await sweepLeftovers(dirname(schema), basename(schema), false, this.facts)
+    // Dead writers' standing lock records (see StandingRecord) are in history/.
+    if (this.versions) await sweepLeftovers(this.versions.directory, basename(target), false, this.facts)
     this.sweptAt = Date.now()
   }
 
@@ -675,7 +708,10 @@ export class FileSettingsProvider extends SettingsProvider {
     if (this.versions && kept.entry) {
       // Pruning stays under the lock: an unlink that frees a version's blocks loads the file system, and beside
       // another writer's last look before its rename it widens the gap an editor's rename save slips through.
-      this.versions.prune()
+      if (++this.keptSincePrune >= pruneEvery(this.versions.limits.keep)) {
+        this.versions.prune()
+        this.keptSincePrune = 0
+      }
       this.tidyLater({ kept: kept.entry })
     }
     this.replaced = { path: kept.watched, version: read, data, witness: kept.witness, until: Date.now() + LATE_WINDOW_MS }
@@ -683,30 +719,43 @@ export class FileSettingsProvider extends SettingsProvider {
   }
 
   /**
-   * What a write leaves to do once it has been answered (the next turn of the
-   * event loop): seal the version it kept and note in the journal who wrote
-   * the text. Neither changes the document, and each is safe beside another
+   * What a write leaves to do once it has been answered ({@link TIDY_AFTER_MS}
+   * later, gathered with the writes that follow): seal the version it kept and
+   * note in the journal who wrote the text. Neither changes the document, and each is safe beside another
    * writer's without the lock (a seal touches only this write's entry, an
    * append is one line); only trimming the journal takes the lock.
    * {@link history} and `close()` wait for it. The write is stored either
    * way: a journal that cannot be written (a full disk) costs only that record.
    */
-  private tidyLater(work: { kept: string } | { text: string; by: string[] }): void {
+  private tidyLater(work: { kept: string } | { text: string; by: string[]; at: Date }): void {
     if ('kept' in work) this.unsealed.push(work.kept)
     else this.unnoted.push(work)
     if (this.tidyDue) return
     this.tidyDue = true
+    const gathered = new Promise<void>((resolve) => {
+      this.tidyNow = resolve
+      this.tidyTimer = setTimeout(resolve, TIDY_AFTER_MS)
+    })
     // After the tidying before it (a journal trim may still run): history() and close() wait for the last one.
     this.tidying = this.tidying
-      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => gathered)
       .then(() => this.tidy())
       // Never a failure for whoever waits on it (history(), close()): tidying is logged, not thrown.
       .catch((error: unknown) => this.ctx.logger('settings').warn(`settings: tidying up after writing ${this.file} failed:`, error))
   }
 
+  /** Do what {@link tidyLater} gathered now, without its pause; resolves once every tidying so far is done. */
+  private tidyGathered(): Promise<void> {
+    clearTimeout(this.tidyTimer)
+    this.tidyNow?.()
+    return this.tidying
+  }
+
   /** Do what {@link tidyLater} gathered. */
   private async tidy(): Promise<void> {
     this.tidyDue = false
+    clearTimeout(this.tidyTimer)
+    this.tidyNow = undefined
     const versions = this.versions!
     for (const kept of this.unsealed.splice(0)) {
       const info = statSync(kept, { throwIfNoEntry: false })
@@ -714,12 +763,12 @@ export class FileSettingsProvider extends SettingsProvider {
       if (info?.nlink === 1 && (info.mode & 0o077) !== 0) versions.seal(kept)
     }
     let overBound = false
-    for (const { text, by } of this.unnoted.splice(0)) {
-      try {
-        overBound = versions.note(text, by) || overBound
-      } catch (error) {
-        this.ctx.logger('settings').warn(`settings: recording who wrote ${this.file} failed:`, error)
-      }
+    const unnoted = this.unnoted.splice(0)
+    try {
+      // One append for every write gathered.
+      if (unnoted.length) overBound = versions.noteAll(unnoted)
+    } catch (error) {
+      this.ctx.logger('settings').warn(`settings: recording who wrote ${this.file} failed:`, error)
     }
     if (!overBound) return
     try {

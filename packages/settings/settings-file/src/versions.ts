@@ -44,7 +44,8 @@ function pageSize(limit: unknown): number {
 export async function listVersions(history: DocumentHistory, parse: ParseVersion, query: SettingsHistoryQuery = {}): Promise<SettingsHistoryVersion[]> {
   const size = pageSize(query.limit)
   history.assertAvailable()
-  const all = history.list() // oldest first
+  // Oldest first. Between two prunes a few more than `keep` may stand (see the provider's `pruneEvery`): the newest `keep` are listed.
+  const all = history.list().slice(-history.limits.keep)
   let end = all.length
   if (query.before !== undefined) {
     end = all.findIndex((entry) => basename(entry.path) === query.before)

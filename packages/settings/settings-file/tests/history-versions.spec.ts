@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import { describe, expect, it, vi } from 'vitest'
@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml'
 import type { SettingsDocument } from 'dsh-settings'
 import { plugWithSettings } from 'dsh-testing'
 import { DocumentHistory, historyStamp } from '../src/history.ts'
+import { pruneEvery } from '../src/provider.ts'
 import { listVersions } from '../src/versions.ts'
 import { bootFile, fileFixture } from './file-harness.ts'
 
@@ -136,9 +137,88 @@ describe('the journal', () => {
   })
 })
 
+describe('history kept by a busy writer', () => {
+  /** The kept versions standing in history/ now, by name. */
+  const standing = async () => (await readdir(join(fixture.dir, 'history'))).filter((name) => name.endsWith('.yaml'))
+
+  it('prunes in batches of a fifth of keep: never more than keep + pruneEvery - 1 stand, and the listing shows the newest keep', async () => {
+    const path = join(fixture.dir, 'settings.yaml')
+    await writeFile(path, 'search:\n  limit: 0\n')
+    fixture.harness = await bootFile({ path, watch: false, history: { keep: 10, maxAgeDays: 30 } })
+    const { value: handle } = await plugWithSettings(fixture.harness.root, (ctx) => ctx.settings.register('search', Search))
+    expect(pruneEvery(10)).toBe(2)
+    const counts: number[] = []
+    for (let limit = 1; limit <= 25; limit++) {
+      await handle.update({ limit })
+      counts.push((await standing()).length)
+    }
+    // The first write prunes; then every second one: 10 or 11 stand once there are 10 to keep.
+    expect(Math.max(...counts)).toBe(11)
+    expect(counts.slice(10)).toEqual(expect.arrayContaining([10, 11]))
+    const versions = await fixture.harness.settings.history({ limit: 100 })
+    expect(versions).toHaveLength(10)
+    // The newest ten: the versions written by limits 15..24 (each replaced by the write after it).
+    const limits = await Promise.all(versions.map(async (version) => ((await fixture.harness!.settings.historyDocument(version.id)).search as { limit: number }).limit))
+    expect(limits).toEqual([24, 23, 22, 21, 20, 19, 18, 17, 16, 15])
+  })
+
+  it('keeps exactly keep when keep is under ten (a prune at every write)', async () => {
+    expect(pruneEvery(1)).toBe(1)
+    expect(pruneEvery(9)).toBe(1)
+    const path = join(fixture.dir, 'settings.yaml')
+    await writeFile(path, 'search:\n  limit: 0\n')
+    fixture.harness = await bootFile({ path, watch: false, history: { keep: 3, maxAgeDays: 30 } })
+    const { value: handle } = await plugWithSettings(fixture.harness.root, (ctx) => ctx.settings.register('search', Search))
+    for (let limit = 1; limit <= 6; limit++) {
+      await handle.update({ limit })
+      expect((await standing()).length).toBe(Math.min(limit, 3))
+    }
+  })
+
+  it('notes a burst of writes in one journal append, every write\'s line there once the history is asked for', async () => {
+    const noteAll = vi.spyOn(DocumentHistory.prototype, 'noteAll')
+    try {
+      const { handle, settings } = await boot()
+      for (let limit = 1; limit <= 8; limit++) await handle.update({ limit })
+      // Answered writes only gathered their notes: nothing is appended until the pause ends or the history is asked for.
+      expect(noteAll).not.toHaveBeenCalled()
+      await settings.history()
+      expect(noteAll).toHaveBeenCalledTimes(1)
+      expect(noteAll.mock.calls[0]![0]).toHaveLength(8)
+      const journal = join(fixture.dir, 'history', 'settings.journal.jsonl')
+      const lines = (await readFile(journal, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { at: string; by: string[] })
+      expect(lines).toHaveLength(8)
+      expect(lines.every((line) => line.by[0] === 'plugin')).toBe(true)
+      // Each line keeps the time of its own write, in order.
+      const times = lines.map((line) => Date.parse(line.at))
+      expect(times).toEqual([...times].sort((a, b) => a - b))
+    } finally {
+      noteAll.mockRestore()
+    }
+  })
+
+  it('notes gathered writes on its own after a short pause, and at close', async () => {
+    const noteAll = vi.spyOn(DocumentHistory.prototype, 'noteAll')
+    try {
+      const { handle } = await boot()
+      await handle.update({ limit: 1 })
+      await handle.update({ limit: 2 })
+      await vi.waitFor(() => expect(noteAll).toHaveBeenCalledTimes(1), { timeout: 2000, interval: 5 })
+      await handle.update({ limit: 3 })
+      await fixture.harness!.dispose()
+      fixture.harness = undefined
+      expect(noteAll).toHaveBeenCalledTimes(2)
+      const journal = join(fixture.dir, 'history', 'settings.journal.jsonl')
+      expect((await readFile(journal, 'utf8')).trim().split('\n')).toHaveLength(3)
+    } finally {
+      noteAll.mockRestore()
+    }
+  })
+})
+
 describe('a journal that cannot be written', () => {
   it('costs only its record: the write is stored and resolves, and the failure is warned', async () => {
-    const note = vi.spyOn(DocumentHistory.prototype, 'note').mockImplementation(() => {
+    const note = vi.spyOn(DocumentHistory.prototype, 'noteAll').mockImplementation(() => {
       throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })
     })
     try {

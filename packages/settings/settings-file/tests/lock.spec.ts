@@ -11,7 +11,7 @@ import fs from 'node:fs'
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -20,7 +20,7 @@ import { describe, expect, it, vi, type TestContext } from 'vitest'
 import { deadPid, spawnIdle } from './processes-helpers.ts'
 import { SettingsLockTimeoutError } from 'dsh-settings-file'
 import { sweepLeftovers } from '../src/leftovers.ts'
-import { acquireLock, type HeldLock, type LockOptions, type LockStep } from '../src/lock.ts'
+import { acquireLock, StandingRecord, type HeldLock, type LockOptions, type LockStep } from '../src/lock.ts'
 import { currentOwner, processStartTime, type LockOwner } from '../src/owner.ts'
 import { endChildren, eventually } from 'dsh-testing'
 
@@ -395,6 +395,125 @@ describe('never breaking a lock whose owner may be alive', () => {
     const error = await timeoutOf(acquireLock(f.lockPath, f.options(200)))
     expect(error.owner?.pidns).toBe('pid:[1]')
     expect(await readFile(f.lockPath, 'utf8')).toBe(record)
+  })
+})
+
+describe('a standing record (written once, linked at every take)', () => {
+  /** A standing record kept in `records/` of the fixture's folder, and the steps each take went through. */
+  async function standing(f: Fixture, folder: () => string | undefined = () => join(f.dir, 'records')) {
+    await mkdir(join(f.dir, 'records'), { recursive: true })
+    const record = new StandingRecord(currentOwner(), folder)
+    const steps: string[] = []
+    const more = (): Partial<LockOptions> => ({ record, step: (step) => void steps.push(step) })
+    return { record, steps, more, records: async () => (await readdir(join(f.dir, 'records'))).sort() }
+  }
+
+  it('is written once: every later take is one link of the same file, with one nonce, and release leaves the record', async (context) => {
+    const f = await fixture(context)
+    const s = await standing(f)
+    const nonces = new Set<string>()
+    for (let take = 0; take < 4; take++) {
+      s.steps.length = 0
+      const lock = await f.take(1000, s.more())
+      expect(s.steps).toEqual(take === 0 ? ['write-record', 'link'] : ['link'])
+      expect(await lock.holds()).toBe(true)
+      const record = await f.readRecord()
+      expect(record).toEqual(s.record.owner)
+      nonces.add(record.nonce)
+      // The lock is the record's own file, and nothing else stands beside it.
+      const [name] = await s.records()
+      expect(name).toMatch(TEMP)
+      expect((await stat(f.lockPath)).ino).toBe((await stat(join(f.dir, 'records', name!))).ino)
+      expect(await f.listing()).toEqual(['records', 'settings.yaml.lock'])
+      await lock.release()
+      expect(await lock.holds()).toBe(false)
+      expect(await f.listing()).toEqual(['records'])
+      expect(await s.records()).toEqual([name])
+    }
+    expect(nonces.size).toBe(1)
+    s.record.drop()
+    expect(await s.records()).toEqual([])
+  })
+
+  it('is written again when it was removed by hand between two takes', async (context) => {
+    const f = await fixture(context)
+    const s = await standing(f)
+    await (await f.take(1000, s.more())).release()
+    const [first] = await s.records()
+    await rm(join(f.dir, 'records', first!))
+    s.steps.length = 0
+    const lock = await f.take(1000, s.more())
+    expect(s.steps).toEqual(['link', 'write-record', 'link'])
+    expect(await lock.holds()).toBe(true)
+    expect(await s.records()).toHaveLength(1)
+    await lock.release()
+    expect(await f.listing()).toEqual(['records'])
+  })
+
+  it('keeps a lock held when the record is removed while it is held: holds() stays true and release removes the lock', async (context) => {
+    const f = await fixture(context)
+    const s = await standing(f)
+    const lock = await f.take(1000, s.more())
+    const [name] = await s.records()
+    await rm(join(f.dir, 'records', name!))
+    expect(await lock.holds()).toBe(true)
+    await lock.release()
+    expect(existsSync(f.lockPath)).toBe(false)
+  })
+
+  it('never removes a lock another writer holds: release after a replacement (a rename, as a take-over makes it) spares it', async (context) => {
+    const f = await fixture(context)
+    const s = await standing(f)
+    const lock = await f.take(1000, s.more())
+    const other = await f.plant({ pid: 424242, hostname: `not-${hostname()}.invalid`, nonce: 'abcdef' }, join(f.dir, 'replacement'))
+    fs.renameSync(join(f.dir, 'replacement'), f.lockPath)
+    expect(await lock.holds()).toBe(false)
+    await lock.release()
+    expect(await readFile(f.lockPath, 'utf8')).toBe(other)
+  })
+
+  it('falls back to a record of the take\'s own while it may not stand anywhere, and holds and releases by its nonce', async (context) => {
+    const f = await fixture(context)
+    const s = await standing(f, () => undefined)
+    const lock = await f.take(1000, s.more())
+    expect(s.steps).toEqual(['write-record', 'link', 'drop-temp'])
+    expect(await f.readRecord()).toEqual(s.record.owner)
+    expect(await lock.holds()).toBe(true)
+    await lock.release()
+    expect(await f.listing()).toEqual(['records'])
+  })
+
+  it('falls back to a record of the take\'s own when its folder is on another file system (a link cannot cross)', async (context) => {
+    const f = await fixture(context)
+    const elsewhere = await mkdtemp('/dev/shm/dsh-lock-record-')
+    context.onTestFinished(() => rm(elsewhere, { recursive: true, force: true }))
+    // The premise: /dev/shm (tmpfs) is another file system than the test's folder.
+    expect((await stat(elsewhere)).dev).not.toBe((await stat(f.dir)).dev)
+    const s = await standing(f, () => elsewhere)
+    const lock = await f.take(1000, s.more())
+    // The standing record's link fails; a record of the take's own is linked instead.
+    expect(s.steps).toEqual(['write-record', 'link', 'link', 'drop-temp'])
+    expect(await lock.holds()).toBe(true)
+    // The record made for the failed link is gone again.
+    expect(await readdir(elsewhere)).toEqual([])
+    await lock.release()
+    expect(await f.listing()).toEqual(['records'])
+  })
+
+  it('waits while another writer holds the lock, and takes a lock whose owner is certainly gone over by its nonce', async (context) => {
+    const f = await fixture(context)
+    const s = await standing(f)
+    await f.plant(await deadRecord(f, 'dead0001'))
+    const lock = await f.take(1000, s.more())
+    expect(lock.tookOver).toBe(true)
+    expect(await f.readRecord()).toEqual(s.record.owner)
+    expect(await lock.holds()).toBe(true)
+    await lock.release()
+    expect(await f.listing()).toEqual(['records'])
+    // A live holder is waited for: the standing record's take times out on it.
+    const held = await f.take(1000)
+    const error = await timeoutOf(acquireLock(f.lockPath, f.options(50, s.more())))
+    expect(error.owner).toEqual(held.owner)
   })
 })
 

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -137,7 +137,10 @@ async function readDocument(): Promise<Record<string, any>> {
 
 /** Files a writer or a lock could have left behind: temp siblings, lock files, moved-aside stale locks. */
 async function leftovers(): Promise<string[]> {
-  return (await readdir(dir)).filter((name) => /\.(tmp|lock|stale)$/.test(name) || name.includes('.lock.'))
+  const beside = (await readdir(dir)).filter((name) => /\.(tmp|lock|stale)$/.test(name) || name.includes('.lock.'))
+  // A writer's standing lock record lives in history/ (hidden, named like its temps).
+  const inHistory = existsSync(join(dir, 'history')) ? (await readdir(join(dir, 'history'))).filter((name) => name.startsWith('.')) : []
+  return [...beside, ...inHistory.map((name) => `history/${name}`)]
 }
 
 const WRITERS = 4
@@ -252,6 +255,32 @@ describe('several processes writing one document', () => {
     expect(await readFile(file, 'utf8')).toContain('# kept')
     expect(await leftovers()).toEqual([])
   })
+
+  it.each(['lock:write-record', 'lock:link', 'read', 'rename', 'renamed', 'lock:release'])(
+    'recovers from a writer SIGKILLed at step %s holding the lock with its standing record: the next writer takes over and sweeps the record',
+    { timeout: 30_000 },
+    async (step) => {
+      await writeFile(file, '# kept\nvictim:\n  n: 0\nother:\n  n: 5\n')
+      // With history/ there, the child's first write takes the lock by linking its standing record.
+      await mkdir(join(dir, 'history'), { mode: 0o700 })
+      const child = startChild('step-killer', [file, 'victim', step])
+      await child.ready
+      child.go()
+      expect(await child.exited).toEqual({ code: null, signal: 'SIGKILL' })
+      if (step !== 'lock:write-record') {
+        // The dead writer's record stands in history/ (and, from the link on, is the lock itself).
+        expect((await leftovers()).some((name) => name.startsWith('history/.settings.yaml.lock.'))).toBe(true)
+      }
+      const after = await readDocument()
+      expect(after.other).toEqual({ n: 5 })
+      expect([0, 1]).toContain(after.victim.n)
+      const here = await bootHere('victim', Schema.object({ n: Schema.natural().default(0) }), { lockTimeoutMs: 2000 })
+      await here.ctx.settings.update('victim', { n: 2 })
+      await here.dispose()
+      expect(await readDocument()).toEqual({ victim: { n: 2 }, other: { n: 5 } })
+      expect(await leftovers()).toEqual([])
+    },
+  )
 
   it('leaves no temp or lock files once all writers have finished and the providers are disposed', { timeout: 60_000 }, async () => {
     const here = await bootHere('local', Schema.object({ values: Schema.dict(Schema.natural()) }))

@@ -267,7 +267,9 @@ describe('a document with a second hard link', () => {
     expect(await readFile(document, 'utf8')).toBe('web-search:\n  limit: 3\n  apiKey: sk-secret-kept\n')
     expect(mode(document)).toBe(0o644)
     expect(statSync(document).ino).not.toBe(statSync(other).ino)
-    // Kept versions are files of history's own, owner-only, never another name of a user's file.
+    // Kept versions are files of history's own, owner-only (sealed a moment after the write is answered,
+    // at once when the history is asked for), never another name of a user's file.
+    await fx.harness.settings.history()
     const kept = keptIn(fx.dir)
     expect(kept).toHaveLength(2)
     for (const name of kept) {

@@ -66,6 +66,8 @@ describe('a host run as root over a user\'s home', () => {
     await link(file, join(home.dir, 'other-name.yaml'))
     await search.update({ limit: 4 })
     await eventually(() => expect(existsSync(join(folder, 'settings.schema.json'))).toBe(true))
+    // The journal is noted a moment after the writes are answered; asking for the history does it at once.
+    await probed.root.settings.history()
     const history = await readdir(join(folder, 'history'))
     expect(history.filter((name) => name.endsWith('.yaml'))).toHaveLength(2)
     expect(history).toContain('settings.journal.jsonl')

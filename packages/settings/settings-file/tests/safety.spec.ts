@@ -130,7 +130,10 @@ describe('history', () => {
     for (let n = 1; n <= 3; n++) await scope.update({ n })
     // A kept version is sealed once its write is answered; asking for the history waits for that.
     await fx.harness!.settings.history()
-    const names = (await readdir(join(fx.dir, 'history'))).filter((name) => !name.endsWith('.journal.jsonl')).sort()
+    const listed = await readdir(join(fx.dir, 'history'))
+    // Beside the versions and the journal: this writer's standing lock record, hidden, while the host runs.
+    expect(listed.filter((name) => name.startsWith('.'))).toEqual([expect.stringMatching(/^\.settings\.yaml\.lock\.[0-9a-f]{8}\.\d+\.(\d+|x)\.[0-9a-f]{12}\.tmp$/)])
+    const names = listed.filter((name) => !name.endsWith('.journal.jsonl') && !name.startsWith('.')).sort()
     expect(names).toHaveLength(3)
     for (const name of names) expect(name).toMatch(/^settings\.\d{8}T\d{9}Z\.[0-9a-f]{8}\.yaml$/)
     const texts = await Promise.all(names.map((name) => readFile(join(fx.dir, 'history', name), 'utf8')))
@@ -152,7 +155,7 @@ describe('history', () => {
     for (let n = 1; n <= 5; n++) await scope.update({ n })
     // Pruning follows each answered write at once; asking for the history waits for it.
     await fx.harness!.settings.history()
-    const names = (await readdir(join(fx.dir, 'history'))).filter((name) => name !== 'notes.txt' && !name.endsWith('.journal.jsonl')).sort()
+    const names = (await readdir(join(fx.dir, 'history'))).filter((name) => name !== 'notes.txt' && !name.endsWith('.journal.jsonl') && !name.startsWith('.')).sort()
     expect(names).toHaveLength(2)
     expect(await Promise.all(names.map((name) => readFile(join(fx.dir, 'history', name), 'utf8')))).toEqual(['counter:\n  n: 3\n', 'counter:\n  n: 4\n'])
     expect(await readFile(unrelated, 'utf8')).toBe('mine')
