@@ -19,7 +19,9 @@ export type DocumentEdit =
  * that becomes empty is set to `{}`, so it stays an object rather than losing all its keys.
  */
 export function diffDocuments(prev: unknown, next: unknown, path: DocumentPath = [], edits: DocumentEdit[] = []): DocumentEdit[] {
-  if (dataEqual(prev, next)) return edits
+  if (prev === next) return edits
+  // Objects and arrays are walked key by key (an equal pair yields no edit), not compared whole first:
+  // a second walk over a document most of whose sections are shared would cost as much again.
   // Below the root, objects sharing no key are different values: set whole rather than emptied and refilled.
   const related = isPlainObject(prev) && isPlainObject(next) && Object.keys(next).length > 0
   if (related && (!path.length || !Object.keys(prev).length || Object.keys(next).some((key) => Object.hasOwn(prev, key)))) {
@@ -39,6 +41,7 @@ export function diffDocuments(prev: unknown, next: unknown, path: DocumentPath =
     for (let index = prev.length - 1; index >= shared; index--) edits.push({ op: 'delete', path: [...path, index] })
     return edits
   }
+  if (dataEqual(prev, next)) return edits
   edits.push({ op: 'set', path, value: next })
   return edits
 }

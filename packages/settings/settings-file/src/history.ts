@@ -115,8 +115,8 @@ export class DocumentHistory {
     return this.look().reason
   }
 
-  /** {@link unavailable}, and whether the folder is there already (then nothing needs making). */
-  private look(): { reason: string | undefined; exists: boolean } {
+  /** {@link unavailable}, and whether the folder is there already (then nothing needs making); `owner` is the document's, when known. */
+  private look(owner?: FileOwnerIds): { reason: string | undefined; exists: boolean } {
     let info: Stats
     try {
       info = lstatSync(this.directory)
@@ -124,14 +124,14 @@ export class DocumentHistory {
       if (errorCode(error) === 'ENOENT') return { reason: undefined, exists: false }
       return { reason: `it cannot be looked at (${errorCode(error) ?? String(error)})`, exists: false }
     }
-    return { reason: this.unfit(info), exists: true }
+    return { reason: this.unfit(info, owner), exists: true }
   }
 
   /** Why the folder `lstat` saw as `info` cannot take versions, or `undefined`. */
-  private unfit(info: Stats): string | undefined {
+  private unfit(info: Stats, owner?: FileOwnerIds): string | undefined {
     if (info.isSymbolicLink()) return 'it is a symlink (versions are kept only in a real folder)'
     if (!info.isDirectory()) return `it is a ${info.isFile() ? 'file' : notAFileKind(info)}, not a folder`
-    if (!trustedOwner(info.uid, this.document)) return `it belongs to uid ${info.uid}, not to the document's owner (uid ${ownerOf(this.document).uid})`
+    if (!trustedOwner(info.uid, this.document, owner)) return `it belongs to uid ${info.uid}, not to the document's owner (uid ${(owner ?? ownerOf(this.document)).uid})`
     if ((info.mode & 0o200) === 0) return `its mode ${octal(info.mode)} gives its owner no write permission`
     try {
       accessSync(this.directory, constants.W_OK | constants.X_OK)
@@ -147,14 +147,17 @@ export class DocumentHistory {
     if (reason !== undefined) throw new SettingsHistoryUnavailableError(this.directory, reason)
   }
 
-  /** Make the folder (given to the document's owner under root) and check it; warn once per state when it cannot be used. */
-  private usable(): { give: FileOwnerIds | undefined } | undefined {
-    const look = this.look()
+  /**
+   * Make the folder (given to the document's owner under root) and check it; warn once per state when it cannot be used.
+   * @param owner - the document's owner, when the caller just looked it up.
+   */
+  private usable(owner?: FileOwnerIds): { give: FileOwnerIds | undefined } | undefined {
+    const look = this.look(owner)
     let reason = look.reason
     let give: FileOwnerIds | undefined
     if (reason === undefined) {
       try {
-        give = ownerToGive(this.document)
+        give = ownerToGive(this.document, owner)
         // A folder the look just found is left as it is: making it would change nothing.
         if (!look.exists) makeFolder(this.directory, give)
       } catch (error) {
@@ -177,15 +180,16 @@ export class DocumentHistory {
    * are not possible, or with `copy`: the document has another name a link
    * would share). A copy is made from the open file, never through a symlink,
    * and given to the document's owner. The caller checks that what was kept is
-   * the version it read.
+   * the version it read. `owner` is the document's owner when the caller
+   * just looked it up (one `stat` less per write).
    * @returns the kept file's path, and whether it is a link (a copy cannot
    *   witness later writes into the old file); `undefined` when history cannot
    *   take a version now (warned): the write goes on without one.
    * @throws the `ENOENT` of a document renamed over or removed meanwhile (read again).
    */
-  async keep(document: string, now = new Date(), options: { copy?: boolean } = {}): Promise<{ path: string; linked: boolean } | undefined> {
+  async keep(document: string, now = new Date(), options: { copy?: boolean; owner?: FileOwnerIds } = {}): Promise<{ path: string; linked: boolean } | undefined> {
     // Metadata steps are synchronous system calls: microseconds each, where a thread-pool round trip is ~0.1 ms.
-    const folder = this.usable()
+    const folder = this.usable(options.owner)
     if (!folder) return undefined
     const entry = join(this.directory, `${this.stem}.${historyStamp(now)}.${randomHex(4)}${this.extension}`)
     try {

@@ -159,10 +159,11 @@ export function ownerOf(path: string): FileOwnerIds {
  * document's owner ({@link ownerOf}) when this process runs as root and that
  * owner is not root; `undefined` when nothing needs changing (a process that
  * is not root can only create files of its own, and they are).
+ * @param known - the document's owner as the caller just looked it up (saves a `stat`).
  */
-export function ownerToGive(document: string): FileOwnerIds | undefined {
+export function ownerToGive(document: string, known?: FileOwnerIds): FileOwnerIds | undefined {
   if (effectiveUid() !== 0) return undefined
-  const owner = ownerOf(document)
+  const owner = known ?? ownerOf(document)
   return owner.uid === 0 && owner.gid === 0 ? undefined : owner
 }
 
@@ -171,10 +172,11 @@ export function ownerToGive(document: string): FileOwnerIds | undefined {
  * `document`: it belongs to the document's owner, or to this process when
  * that is not root. Root trusts only the document's owner, so a file of
  * root's that a user linked into their folder is never taken for theirs.
+ * @param known - the document's owner as the caller just looked it up (saves a `stat`).
  */
-export function trustedOwner(uid: number, document: string): boolean {
+export function trustedOwner(uid: number, document: string, known?: FileOwnerIds): boolean {
   const us = effectiveUid()
-  return uid === ownerOf(document).uid || (us !== 0 && uid === us)
+  return uid === (known ?? ownerOf(document)).uid || (us !== 0 && uid === us)
 }
 
 /**

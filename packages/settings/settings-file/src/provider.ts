@@ -661,8 +661,9 @@ export class FileSettingsProvider extends SettingsProvider {
     try {
       // History that cannot take a version now answers `undefined` (warned once per state): the write goes on
       // without one, an editor's late write watched through a witness link as with history off.
-      if (versions && statSync(target).nlink === 1) {
-        const kept = await versions.keep(target)
+      const info = versions ? statSync(target) : undefined
+      if (versions && info?.nlink === 1) {
+        const kept = await versions.keep(target, undefined, { owner: { uid: info.uid, gid: info.gid } })
         if (kept?.linked) return { entry: kept.path, watched: kept.path, witness: false }
         entry = kept?.path
         witness = await this.linkWitness(target)

@@ -92,10 +92,11 @@ function renderSegments(text: string, segments: readonly Segment[], prev: Record
     if (!Object.hasOwn(prev, key) || !Object.hasOwn(next, key)) return undefined
     byKey.get(key)?.push(edit) ?? byKey.set(key, [edit])
   }
-  const index = new Map(segments.map((segment, position) => [segment.key, position]))
+  // A write changes a key or a few: looked up one by one, without a map of every key of the document.
+  const index = byKey.size > 8 ? new Map(segments.map((segment, position) => [segment.key, position])) : undefined
   const pieces: { position: number; text: string; checked?: boolean }[] = []
   for (const [key, keyEdits] of byKey) {
-    const position = index.get(key)
+    const position = index ? index.get(key) : positionOf(segments, key)
     if (position === undefined) return undefined
     const segment = segments[position]!
     // A large entry is cut again, so only the child holding each change is read (its checks cover its place too).
@@ -154,6 +155,12 @@ function renderSegments(text: string, segments: readonly Segment[], prev: Record
     if (both === UNREADABLE || !dataEqual(both, { [pair.key]: next[pair.key], [following.key]: next[following.key] })) return undefined
   }
   return { text: result, preserved: true, parsed: { data: next, segments: placed } }
+}
+
+/** Where the entry `key` stands among `segments`, or `undefined` (a document's top-level keys are unique: a repeated one is refused when parsed). */
+function positionOf(segments: readonly Segment[], key: string): number | undefined {
+  for (let position = 0; position < segments.length; position++) if (segments[position]!.key === key) return position
+  return undefined
 }
 
 /**

@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, fstatSync, openSync, read, readFileSync, realpathSync, statSync, type BigIntStats, type Stats } from 'node:fs'
+import { accessSync, closeSync, constants, fstatSync, openSync, read, readSync, realpathSync, statSync, type BigIntStats, type Stats } from 'node:fs'
 import { promisify } from 'node:util'
 import { dirname } from 'node:path'
 import { SettingsDocumentTooLargeError, SettingsNotAFileError, type NotAFileKind } from './errors.ts'
@@ -55,7 +55,7 @@ function versionOf(info: BigIntStats, text: string | undefined): FileVersion {
  * whatever was swapped in meanwhile).
  */
 async function readOpen(fd: number, size: bigint): Promise<string> {
-  if (size <= BigInt(SYNC_READ_LIMIT)) return readFileSync(fd, 'utf8')
+  if (size <= BigInt(SYNC_READ_LIMIT)) return readSmall(fd, Number(size))
   // In as few reads as its size allows (readFile of a descriptor goes 64 KiB per thread-pool round trip),
   // then decoded once (asked for text, readFile decodes chunk by chunk, twice as slow for a large file).
   let buffer = Buffer.allocUnsafe(Number(size) + 1)
@@ -65,6 +65,27 @@ async function readOpen(fd: number, size: bigint): Promise<string> {
     const { bytesRead } = await readAt(fd, buffer, filled, buffer.length - filled, filled)
     if (bytesRead === 0) return buffer.toString('utf8', 0, filled)
     filled += bytesRead
+  }
+}
+
+/** Room for reading a small file, reused: most documents fit, and are read with one system call. */
+const smallBuffer = Buffer.allocUnsafe(64 * 1024)
+
+/**
+ * Read an open file of `size` bytes (as its `fstat` said) whole, synchronously:
+ * asking for one byte more than that, so a short read at the size is the end
+ * (`readFileSync` of a descriptor reads in 8 KiB steps and once more for the end).
+ * A file that grew meanwhile is read on to its end.
+ */
+function readSmall(fd: number, size: number): string {
+  let buffer = size < smallBuffer.length ? smallBuffer : Buffer.allocUnsafe(size + 1)
+  let filled = 0
+  for (;;) {
+    const asked = buffer.length - filled
+    const count = readSync(fd, buffer, filled, asked, filled)
+    filled += count
+    if (count === 0 || (count < asked && filled >= size)) return buffer.toString('utf8', 0, filled)
+    if (filled === buffer.length) buffer = Buffer.concat([buffer.subarray(0, filled), Buffer.allocUnsafe(buffer.length)])
   }
 }
 

@@ -78,12 +78,19 @@ async function runAsUser(children: ChildProcess[], home: string, script: string,
   return { code, result: line ? (JSON.parse(line.slice('@@result '.length)) as Record<string, unknown>) : undefined, stderr }
 }
 
-/** Every file and folder under `dir` (not `dir` itself) with its owner, by `lstat` (a symlink is not followed). */
+/**
+ * Every file and folder under `dir` (not `dir` itself) with its owner, by `lstat` (a symlink is not followed).
+ * A name gone between the listing and its look (the editor schema writer's temp, renamed into place meanwhile) is skipped.
+ */
 export async function ownersUnder(dir: string): Promise<Owned[]> {
   const found: Owned[] = []
   for (const name of await readdir(dir)) {
     const path = join(dir, name)
-    const info = await lstat(path)
+    const info = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined
+      throw error
+    })
+    if (!info) continue
     found.push({ path, uid: info.uid, gid: info.gid })
     if (info.isDirectory()) found.push(...(await ownersUnder(path)))
   }

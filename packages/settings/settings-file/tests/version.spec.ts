@@ -48,6 +48,22 @@ describe('readVersion', () => {
     expect(version.size).toBe(BigInt(Buffer.byteLength(text)))
   })
 
+  it.each([0, 1, 65_534, 65_535, 65_536, 65_537, 200_000, SYNC_READ_LIMIT])('reads a %i-byte document exactly, around the reused buffer\'s size (64 KiB) too', async (bytes) => {
+    const file = join(dir, 'settings.yaml')
+    // One- to four-byte characters, cut to exactly `bytes` bytes at a character boundary, padded with ASCII.
+    const body = Buffer.from(textOf(bytes))
+    let cut = Math.min(bytes, body.length)
+    while (cut > 0 && (body[cut]! & 0xc0) === 0x80) cut--
+    const content = Buffer.concat([body.subarray(0, cut), Buffer.alloc(bytes - cut, 0x61)])
+    await writeFile(file, content)
+    const version = await readVersion(file)
+    expect(version.text === content.toString('utf8')).toBe(true)
+    expect(version.size).toBe(BigInt(bytes))
+    // Read after a larger one: nothing of the earlier text is left over in what the reused buffer gives.
+    await writeFile(file, 'k: 1\n')
+    expect((await readVersion(file)).text).toBe('k: 1\n')
+  })
+
   it('reads a large document again when it grew while being read, ending with what it holds', async () => {
     const file = join(dir, 'settings.yaml')
     const text = textOf(SYNC_READ_LIMIT * 2)
