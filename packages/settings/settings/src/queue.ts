@@ -2,17 +2,14 @@
  * Ordered write queue with group commit. Writes wait in call order; when the
  * queue is free, every waiting write leaves together as one group, so writes
  * that pile up while a group is on storage share the next transaction; a
- * write that comes right after a group of several (writes are arriving in a
- * stream) gathers for one turn of the event loop. After a group of one, the
- * next write runs at once: a caller that awaits each write before the next
- * gains nothing from the wait. Groups run one at a time, so writes to any one
- * section keep call order.
+ * write that comes right after a group gathers for one turn of the event loop.
+ * Groups run one at a time, so writes to any one section keep call order.
  */
 export class GroupQueue<W> {
   private pending: W[] = []
   private scheduled = false
   private tail: Promise<void> = Promise.resolve()
-  /** Whether a group of several writes finished since the event loop last turned (then writes are arriving in a stream). */
+  /** Whether a group finished since the event loop last turned (then writes are arriving in a stream). */
   private justFinished = false
 
   /** @param runGroup - runs one group to completion; it must settle every write itself and never reject. */
@@ -24,7 +21,7 @@ export class GroupQueue<W> {
     if (this.scheduled) return
     this.scheduled = true
     this.tail = this.tail.then(async () => {
-      // A write after a quiet spell, or after a group of one, runs at once. One on the heels of a group of several waits a turn of the event loop,
+      // A write after a quiet spell runs at once. One on the heels of a group waits a turn of the event loop,
       // so what else arrived with it (requests read in the same poll) shares its transaction, also when the
       // store holds the loop for its whole write (PostgreSQL's commit_delay waits only when others are active, too).
       if (this.justFinished) await new Promise((resolve) => setImmediate(resolve))
@@ -35,10 +32,8 @@ export class GroupQueue<W> {
       try {
         await this.runGroup(group)
       } finally {
-        if (group.length > 1) {
-          this.justFinished = true
-          setImmediate(() => (this.justFinished = false)).unref()
-        }
+        this.justFinished = true
+        setImmediate(() => (this.justFinished = false)).unref()
       }
     })
   }
