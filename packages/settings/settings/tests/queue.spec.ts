@@ -78,6 +78,32 @@ describe('GroupQueue', () => {
     expect(q.groups.at(-1)).toEqual(['d'])
   })
 
+  it('runs at once a write its caller queues on its own awaited write\'s end: nothing else could join it in a turn', async () => {
+    const groups: string[][] = []
+    const done: Record<string, () => void> = {}
+    const queue = new GroupQueue<string>(async (group) => {
+      groups.push(group)
+      for (const write of group) done[write]?.()
+    })
+    const write = (name: string) => new Promise<void>((resolve) => ((done[name] = resolve), queue.push(name)))
+    // A caller that awaits each write before the next, as a plugin's loop or a bench does.
+    const sequence = (async () => {
+      for (const name of ['a', 'b', 'c']) await write(name)
+    })()
+    // All three ran before the event loop turned once.
+    await drainMicrotasks()
+    expect(groups).toEqual([['a'], ['b'], ['c']])
+    await sequence
+    // From a later callback (a request read in the next poll), a write on the heels of a group still waits a turn.
+    await write('d')
+    setImmediate(() => queue.push('e'))
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    queue.push('f')
+    await turn()
+    await queue.idle()
+    expect(groups.slice(3)).toEqual([['d'], ['e', 'f']])
+  })
+
   it('sends writes pushed in one synchronous run as one group, in call order', async () => {
     const q = controlled<string>()
     q.queue.push('a')
