@@ -70,7 +70,8 @@ export async function diskFull(seconds: number): Promise<Row[]> {
         const fillUp = async () => void (await fill(filler))
         const removeFiller = async () => {
           // Before lifting: the refused write must have left nothing behind it.
-          const stray = (await strayFiles(dir, ['settings.yaml', 'settings.schema.json', 'history', 'filler'])).filter((name) => !left.has(name))
+          // The provider runs in this process: its lock record stands in history/ while it runs.
+          const stray = (await strayFiles(dir, ['settings.yaml', 'settings.schema.json', 'history', 'filler'], process.pid)).filter((name) => !left.has(name))
           for (const name of stray) left.add(name)
           if (stray.length && counts.notes.length < 20) counts.notes.push(`round ${round}: left after the refused write: ${stray.join(', ')}`)
           await unlink(filler)

@@ -87,12 +87,17 @@ export function spawnChild(script: string, args: readonly string[], onLine: (lin
 
 /**
  * What a writer or a lock could have left in `dir`: every name but `expected`,
- * plus temp, lock and claim files inside `history/` (which only ever holds kept versions).
+ * plus temp, lock and claim files inside `history/` (which otherwise holds kept
+ * versions and the journal), but for the standing lock record of the writer
+ * that runs as pid `liveWriter` (a provider running in this process).
  */
-export async function strayFiles(dir: string, expected: readonly string[]): Promise<string[]> {
+export async function strayFiles(dir: string, expected: readonly string[], liveWriter?: number): Promise<string[]> {
   const names = (await readdir(dir)).filter((name) => !expected.includes(name))
   const history = await readdir(join(dir, 'history')).catch(() => [] as string[])
-  return [...names, ...history.filter((name) => /\.tmp$|\.lock|\.claim-/.test(name)).map((name) => `history/${name}`)]
+  // A provider still running keeps its lock record standing in history/ (named like its temps, with its pid): not a leftover.
+  const standing = liveWriter === undefined ? undefined : new RegExp(`^\\..+\\.lock\\.[0-9a-f]{8}\\.${liveWriter}\\.(\\d+|x)\\.[0-9a-f]{12}\\.tmp$`)
+  const stray = history.filter((name) => /\.tmp$|\.lock|\.claim-/.test(name) && !standing?.test(name))
+  return [...names, ...stray.map((name) => `history/${name}`)]
 }
 
 // ---- temp directories and mounts ------------------------------------------------------

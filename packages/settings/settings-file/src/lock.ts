@@ -22,9 +22,10 @@ import { openIfPresent } from './version.ts'
  *   claim whose claimant died is itself taken over the same way.
  * - **release**: remove the lock if it still holds this acquisition's record.
  * - **standing record** (a long-lived writer's shortcut): the record is written
- *   once, beside the lock, and each take links that same file to the lock
- *   path; the lock holds this writer's record while it is that file (the same
- *   inode). Taking over, reserving and claiming work as above.
+ *   once, into a folder of the writer's (on the lock's file system), and each
+ *   take links that same file to the lock path; the lock holds this writer's
+ *   record while it is that file (the same inode). Taking over, reserving and
+ *   claiming work as above.
  * - **next turn** (fairness, not exclusion): a writer that has waited a while
  *   creates `<lock>.next` holding its record, exclusively; while that file names
  *   a live waiter, every other writer leaves a free lock alone, so a process
@@ -81,6 +82,8 @@ export class StandingRecord {
   /** The record's text. */
   readonly text: string
   private made: { lockPath: string; path: string; ino: number; give: FileOwnerIds | undefined } | undefined
+  /** A lock path the record's folder cannot link to (another file system): not tried again for it. */
+  private crossing: string | undefined
 
   /** @param folder - where the record may stand now, or `undefined` while it may not stand anywhere. */
   constructor(owner: LockOwner, private readonly folder: () => string | undefined) {
@@ -101,7 +104,7 @@ export class StandingRecord {
    */
   write(lockPath: string, give: FileOwnerIds | undefined): string | undefined {
     this.drop()
-    const folder = this.folder()
+    const folder = lockPath === this.crossing ? undefined : this.folder()
     if (folder === undefined) return undefined
     let path: string
     try {
@@ -123,6 +126,12 @@ export class StandingRecord {
   /** Whether `lockPath` is this record's file (the lock is held with it). */
   heldAt(lockPath: string): boolean {
     return this.made !== undefined && this.made.lockPath === lockPath && lstatSync(lockPath, { throwIfNoEntry: false })?.ino === this.made.ino
+  }
+
+  /** The record could not be linked to `lockPath` (another file system): remove it, and take that lock without it from now on. */
+  cannotLink(lockPath: string): void {
+    this.crossing = lockPath
+    this.drop()
   }
 
   /** Remove the record file; a lock held with it stays held until released. */
@@ -184,7 +193,7 @@ class LockProtocol {
   private readonly isGone: (owner: LockOwner) => boolean
   private readonly hook: LockOptions['step']
   private readonly give: FileOwnerIds | undefined
-  readonly standing: StandingRecord | undefined
+  private readonly standing: StandingRecord | undefined
   /** Whether this acquisition took the lock by linking the standing record (then the lock is that file). */
   private linkedStanding = false
 
@@ -247,7 +256,7 @@ class LockProtocol {
         if (code === 'EEXIST') return false
         // The record was removed meanwhile (by hand): write it again, once. On another file system: a record of the take's own.
         if (code === 'EXDEV') {
-          standing.drop()
+          standing.cannotLink(path)
           return this.createExclusive(path, false)
         }
         if (code !== 'ENOENT' || round > 0) throw error

@@ -153,7 +153,10 @@ export class FileSettingsProvider extends SettingsProvider {
    * lock at each write (see {@link StandingRecord}); removed at close. Without
    * a usable history folder each write writes a record of its own.
    */
-  private readonly lockRecord = new StandingRecord(this.writer, () => (this.versions?.unavailable() === undefined ? this.versions?.directory : undefined))
+  private readonly lockRecord = new StandingRecord(this.writer, () => {
+    const versions = this.versions
+    return versions && versions.unavailable() === undefined ? versions.directory : undefined
+  })
   /** Where the document path led at the last look (the file at the end of its symlinks). */
   private target: DocumentTarget
   /** The signature of a document refused at the last reload (not a regular file, too large): warned about once. */
@@ -724,7 +727,7 @@ export class FileSettingsProvider extends SettingsProvider {
    * later, gathered with the writes that follow): seal the version it kept and
    * note in the journal who wrote the text. Neither changes the document, and each is safe beside another
    * writer's without the lock (a seal touches only this write's entry, an
-   * append is one line); only trimming the journal takes the lock.
+   * append adds whole lines); only trimming the journal takes the lock.
    * {@link history} and `close()` wait for it. The write is stored either
    * way: a journal that cannot be written (a full disk) costs only that record.
    */

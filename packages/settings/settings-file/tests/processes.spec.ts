@@ -143,6 +143,27 @@ async function leftovers(): Promise<string[]> {
   return [...beside, ...inHistory.map((name) => `history/${name}`)]
 }
 
+/** Start a writer that SIGKILLs itself at `step` of its first write; what it leaves is a whole document, old or new, never a mix. */
+async function killedAt(step: string): Promise<void> {
+  const child = startChild('step-killer', [file, 'victim', step])
+  await child.ready
+  child.go()
+  expect(await child.exited).toEqual({ code: null, signal: 'SIGKILL' })
+  const after = await readDocument()
+  expect(after.other).toEqual({ n: 5 })
+  expect([0, 1]).toContain(after.victim.n)
+}
+
+/** The next writer gets through with no manual step, keeps the document's other bytes, and leaves nothing behind once disposed. */
+async function nextWriterGetsThrough(): Promise<void> {
+  const here = await bootHere('victim', Schema.object({ n: Schema.natural().default(0) }), { lockTimeoutMs: 2000 })
+  await here.ctx.settings.update('victim', { n: 2 })
+  await here.dispose()
+  expect(await readDocument()).toEqual({ victim: { n: 2 }, other: { n: 5 } })
+  expect(await readFile(file, 'utf8')).toContain('# kept')
+  expect(await leftovers()).toEqual([])
+}
+
 const WRITERS = 4
 const UPDATES = 25
 
@@ -240,20 +261,8 @@ describe('several processes writing one document', () => {
     'lock:release',
   ])('recovers from a writer SIGKILLed at step %s: the document parses, the next writer gets through, nothing stays behind', { timeout: 30_000 }, async (step) => {
     await writeFile(file, '# kept\nvictim:\n  n: 0\nother:\n  n: 5\n')
-    const child = startChild('step-killer', [file, 'victim', step])
-    await child.ready
-    child.go()
-    expect(await child.exited).toEqual({ code: null, signal: 'SIGKILL' })
-    // Whatever the child reached, the document is whole: the old version or the new one, never a mix.
-    const after = await readDocument()
-    expect(after.other).toEqual({ n: 5 })
-    expect([0, 1]).toContain(after.victim.n)
-    const here = await bootHere('victim', Schema.object({ n: Schema.natural().default(0) }), { lockTimeoutMs: 2000 })
-    await here.ctx.settings.update('victim', { n: 2 })
-    await here.dispose()
-    expect(await readDocument()).toEqual({ victim: { n: 2 }, other: { n: 5 } })
-    expect(await readFile(file, 'utf8')).toContain('# kept')
-    expect(await leftovers()).toEqual([])
+    await killedAt(step)
+    await nextWriterGetsThrough()
   })
 
   it.each(['lock:write-record', 'lock:link', 'read', 'rename', 'renamed', 'lock:release'])(
@@ -263,22 +272,12 @@ describe('several processes writing one document', () => {
       await writeFile(file, '# kept\nvictim:\n  n: 0\nother:\n  n: 5\n')
       // With history/ there, the child's first write takes the lock by linking its standing record.
       await mkdir(join(dir, 'history'), { mode: 0o700 })
-      const child = startChild('step-killer', [file, 'victim', step])
-      await child.ready
-      child.go()
-      expect(await child.exited).toEqual({ code: null, signal: 'SIGKILL' })
+      await killedAt(step)
       if (step !== 'lock:write-record') {
         // The dead writer's record stands in history/ (and, from the link on, is the lock itself).
         expect((await leftovers()).some((name) => name.startsWith('history/.settings.yaml.lock.'))).toBe(true)
       }
-      const after = await readDocument()
-      expect(after.other).toEqual({ n: 5 })
-      expect([0, 1]).toContain(after.victim.n)
-      const here = await bootHere('victim', Schema.object({ n: Schema.natural().default(0) }), { lockTimeoutMs: 2000 })
-      await here.ctx.settings.update('victim', { n: 2 })
-      await here.dispose()
-      expect(await readDocument()).toEqual({ victim: { n: 2 }, other: { n: 5 } })
-      expect(await leftovers()).toEqual([])
+      await nextWriterGetsThrough()
     },
   )
 
