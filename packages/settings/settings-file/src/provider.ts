@@ -178,9 +178,8 @@ export class FileSettingsProvider extends SettingsProvider {
   /** What answered writes left to do (see {@link tidyLater}), and the tidying that does it. */
   private unsealed: string[] = []
   private unnoted: { text: string; by: string[]; at: Date }[] = []
-  private tidyDue = false
   private tidying: Promise<void> = Promise.resolve()
-  /** The pause before gathered tidying runs ({@link TIDY_AFTER_MS}), and what ends it early. */
+  /** The pause before gathered tidying runs ({@link TIDY_AFTER_MS}), and what ends it early: set while tidying is due. */
   private tidyTimer: ReturnType<typeof setTimeout> | undefined
   private tidyNow: (() => void) | undefined
   /** Versions kept since history was last pruned (see {@link pruneEvery}); the first write after boot prunes. */
@@ -734,8 +733,8 @@ export class FileSettingsProvider extends SettingsProvider {
   private tidyLater(work: { kept: string } | { text: string; by: string[]; at: Date }): void {
     if ('kept' in work) this.unsealed.push(work.kept)
     else this.unnoted.push(work)
-    if (this.tidyDue) return
-    this.tidyDue = true
+    // Due already: the tidying to come takes this too.
+    if (this.tidyNow) return
     const gathered = new Promise<void>((resolve) => {
       this.tidyNow = resolve
       this.tidyTimer = setTimeout(resolve, TIDY_AFTER_MS)
@@ -757,7 +756,6 @@ export class FileSettingsProvider extends SettingsProvider {
 
   /** Do what {@link tidyLater} gathered. */
   private async tidy(): Promise<void> {
-    this.tidyDue = false
     clearTimeout(this.tidyTimer)
     this.tidyNow = undefined
     const versions = this.versions!

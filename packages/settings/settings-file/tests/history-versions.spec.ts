@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import type { SettingsDocument } from 'dsh-settings'
 import { plugWithSettings } from 'dsh-testing'
-import { DocumentHistory, historyStamp } from '../src/history.ts'
+import { digest, DocumentHistory, historyStamp } from '../src/history.ts'
+import { HistoryJournal } from '../src/history-journal.ts'
 import { pruneEvery } from '../src/provider.ts'
 import { listVersions } from '../src/versions.ts'
 import { bootFile, fileFixture } from './file-harness.ts'
@@ -194,6 +195,21 @@ describe('history kept by a busy writer', () => {
       expect(times).toEqual([...times].sort((a, b) => a - b))
     } finally {
       noteAll.mockRestore()
+    }
+  })
+
+  it('splits a large batch of notes into appends of at most 100 lines, every line kept in order', async () => {
+    const history = new DocumentHistory(join(fixture.dir, 'settings.yaml'), { keep: 50, maxAgeDays: 30 })
+    const append = vi.spyOn(HistoryJournal.prototype, 'append')
+    try {
+      const notes = Array.from({ length: 250 }, (_, n) => ({ text: `n: ${n}\n`, by: ['plugin'], at: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, n)) }))
+      history.noteAll(notes)
+      expect(append.mock.calls.map(([batch]) => batch.length)).toEqual([100, 100, 50])
+      const lines = (await readFile(history.journal, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { at: string; sha256: string })
+      expect(lines.map((line) => line.at)).toEqual(notes.map((note) => note.at.toISOString()))
+      expect(lines.map((line) => line.sha256)).toEqual(notes.map((note) => digest(note.text)))
+    } finally {
+      append.mockRestore()
     }
   })
 

@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi, type TestContext } from 'vitest'
 import { deadPid, spawnIdle } from './processes-helpers.ts'
+import { AS_ROOT, USER } from './user-home.ts'
 import { SettingsLockTimeoutError } from 'dsh-settings-file'
 import { sweepLeftovers } from '../src/leftovers.ts'
 import { acquireLock, StandingRecord, type HeldLock, type LockOptions, type LockStep } from '../src/lock.ts'
@@ -504,6 +505,27 @@ describe('a standing record (written once, linked at every take)', () => {
     expect(s.steps).toEqual(['write-record', 'link', 'drop-temp'])
     expect(await readdir(elsewhere)).toEqual([])
     await next.release()
+  })
+
+  it('is written again, given to the new owner, when the owner to give changes (a root host writing for another user)', async (context) => {
+    const f = await fixture(context)
+    const s = await standing(f)
+    const first = USER
+    await (await f.take(1000, { ...s.more(), give: AS_ROOT ? first : undefined })).release()
+    const [old] = await s.records()
+    expect((await stat(join(f.dir, 'records', old!))).uid).toBe(first.uid)
+    // Another owner to give (root's own files: nothing given): a fresh record, the old one gone.
+    s.steps.length = 0
+    const other = AS_ROOT ? { uid: 65533, gid: 65533 } : undefined
+    const lock = await f.take(1000, { ...s.more(), give: other })
+    expect(s.steps).toEqual(AS_ROOT ? ['write-record', 'link'] : ['link'])
+    const [now] = await s.records()
+    if (AS_ROOT) {
+      expect(now).not.toBe(old)
+      expect((await stat(join(f.dir, 'records', now!))).uid).toBe(65533)
+      expect((await stat(f.lockPath)).uid).toBe(65533)
+    }
+    await lock.release()
   })
 
   it('waits while another writer holds the lock, and takes a lock whose owner is certainly gone over by its nonce', async (context) => {
