@@ -5,20 +5,24 @@
  * (target ≤ 20 writes).
  *
  * Counting writes: every transaction that stores a document ends in exactly
- * one rename of a temp file onto the document (`replaceIfSame` in
- * dsh-settings-file, a synchronous `renameSync`), so the bench counts
- * successful renames whose destination is the document. It wraps `rename` on
- * the CommonJS `fs/promises` object and `renameSync` on `fs` in-process and
- * calls `module.syncBuiltinESMExports()`, which updates the live bindings
- * (`import { renameSync } from 'node:fs'`) the provider holds. That counts exactly, at
- * the moment it happens, with no dependence on the timing or coalescing of file
- * system events (a watcher may merge two renames that land close together).
- * The spy proves itself: a burst that changed the document but counted zero
- * writes fails the bench instead of reporting a flattering number.
+ * one placement of a new file at the document's name: a `link` of its temp
+ * file once the old document is set aside (`replaceIfSame` in
+ * dsh-settings-file, a synchronous `linkSync`), or for a new document a
+ * `link` through `fs/promises`. The bench counts successful links and renames
+ * whose destination is the document, except those from a set-aside name (a
+ * document put back, not written). It wraps those calls on the CommonJS `fs`
+ * and `fs/promises` objects in-process and calls
+ * `module.syncBuiltinESMExports()`, which updates the live bindings
+ * (`import { renameSync } from 'node:fs'`) the provider holds. That counts
+ * exactly, at the moment it happens, with no dependence on the timing or
+ * coalescing of file system events (a watcher may merge two writes that land
+ * close together). The spy proves itself: a burst that changed the document
+ * but counted zero writes fails the bench instead of reporting a flattering
+ * number.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module'
-import type { renameSync as renameSyncType } from 'node:fs'
-import type { rename as renameType } from 'node:fs/promises'
+import type { linkSync as linkSyncType, renameSync as renameSyncType } from 'node:fs'
+import type { link as linkType, rename as renameType } from 'node:fs/promises'
 import { writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -31,29 +35,37 @@ export const UPDATES = 1000
 export const NAMESPACES = 100
 
 /** The CommonJS `fs/promises` and `fs` objects, whose properties are writable (the ESM namespaces' are not). */
-const fsPromises = createRequire(import.meta.url)('node:fs/promises') as { rename: typeof renameType }
-const fsSync = createRequire(import.meta.url)('node:fs') as { renameSync: typeof renameSyncType }
+const fsPromises = createRequire(import.meta.url)('node:fs/promises') as { rename: typeof renameType; link: typeof linkType }
+const fsSync = createRequire(import.meta.url)('node:fs') as { renameSync: typeof renameSyncType; linkSync: typeof linkSyncType }
 
-/** Count successful renames onto `target` until `restore()`. */
-export function spyRenames(target: string): { count(): number; restore(): void } {
-  const original = fsPromises.rename
-  const originalSync = fsSync.renameSync
+/** Count the new versions placed at `target` (see the module comment) until `restore()`. */
+export function spyWrites(target: string): { count(): number; restore(): void } {
+  const original = { rename: fsPromises.rename, link: fsPromises.link, renameSync: fsSync.renameSync, linkSync: fsSync.linkSync }
   let count = 0
-  const destination = (path: Parameters<typeof renameType>[1]) => resolve(path instanceof URL ? fileURLToPath(path) : String(path))
+  const path = (value: Parameters<typeof renameType>[1]) => resolve(value instanceof URL ? fileURLToPath(value) : String(value))
+  const counts = (from: Parameters<typeof renameType>[0], to: Parameters<typeof renameType>[1]) => path(to) === target && !path(from).endsWith('.aside')
   fsPromises.rename = async (from, to) => {
-    await original(from, to)
-    if (destination(to) === target) count++
+    await original.rename(from, to)
+    if (counts(from, to)) count++
+  }
+  fsPromises.link = async (from, to) => {
+    await original.link(from, to)
+    if (counts(from, to)) count++
   }
   fsSync.renameSync = (from, to) => {
-    originalSync(from, to)
-    if (destination(to) === target) count++
+    original.renameSync(from, to)
+    if (counts(from, to)) count++
+  }
+  fsSync.linkSync = (from, to) => {
+    original.linkSync(from, to)
+    if (counts(from, to)) count++
   }
   syncBuiltinESMExports()
   return {
     count: () => count,
     restore() {
-      fsPromises.rename = original
-      fsSync.renameSync = originalSync
+      Object.assign(fsPromises, { rename: original.rename, link: original.link })
+      Object.assign(fsSync, { renameSync: original.renameSync, linkSync: original.linkSync })
       syncBuiltinESMExports()
     },
   }
@@ -74,7 +86,7 @@ export class OursBurst {
   private file!: string
   private booted!: Booted
   private handles!: SettingsScope<PluginSettings>[]
-  private spy!: ReturnType<typeof spyRenames>
+  private spy!: ReturnType<typeof spyWrites>
   private readonly names = namespaces(NAMESPACES)
   private runs = 0
 
@@ -82,7 +94,7 @@ export class OursBurst {
     this.dir = await tempDir('burst')
     this.file = resolve(this.dir, 'settings.yaml')
     await writeFile(this.file, yamlDocument(this.names), { mode: 0o600 })
-    this.spy = spyRenames(this.file)
+    this.spy = spyWrites(this.file)
     this.booted = await bootProvider(FileSettingsProvider, { path: this.file, watch: false })
     const { value } = await mount(this.booted.root, (ctx) => this.names.map((ns) => ctx.settings.register(ns, PluginSchema)))
     this.handles = value
@@ -101,7 +113,7 @@ export class OursBurst {
     this.handles.forEach((handle, index) => {
       if (handle.get().counter !== finalOf(run, index)) throw new Error(`burst run ${run}: ${this.names[index]} holds ${handle.get().counter}`)
     })
-    if (used === 0) throw new Error('the rename spy counted no document write for a burst that changed the document')
+    if (used === 0) throw new Error('the write spy counted no document write for a burst that changed the document')
     return { ms, writes: used }
   }
 

@@ -2,7 +2,7 @@
  * The burst with realistic arrivals: 1,000 `update()`s across 100 namespaces
  * of one YAML document (file provider, `watch: false`), issued one per
  * millisecond instead of all in one tick, and how many file writes group
- * commit needed for them (counted by the rename spy of burst.ts).
+ * commit needed for them (counted by the write spy of burst.ts).
  *
  * Pacing: a 1 ms timer loop issues every update whose time has come (update j
  * is due j ms after the start), so the average rate stays one per millisecond
@@ -14,7 +14,7 @@
 import { writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import FileSettingsProvider from 'dsh-settings-file'
-import { spyRenames } from './burst.ts'
+import { spyWrites } from './burst.ts'
 import { bootProvider, buildPluginSchema, mount, namespaces, removeTemp, tempDir, yamlDocument, type Row } from './harness.ts'
 import { median, now, summarize } from './stats.ts'
 
@@ -28,7 +28,7 @@ export async function benchPacedBurst(): Promise<Row[]> {
   const dir = await tempDir('paced')
   const file = resolve(dir, 'settings.yaml')
   await writeFile(file, yamlDocument(names), { mode: 0o600 })
-  const spy = spyRenames(file)
+  const spy = spyWrites(file)
   const booted = await bootProvider(FileSettingsProvider, { path: file, watch: false })
   try {
     const schemas = names.map(() => buildPluginSchema())
@@ -61,7 +61,7 @@ export async function benchPacedBurst(): Promise<Row[]> {
       handles.forEach((handle, index) => {
         if (handle.get().counter !== value(UPDATES - NAMESPACES + index)) throw new Error(`paced burst run ${run}: ${names[index]} lost an update`)
       })
-      if (writes === 0) throw new Error('the rename spy counted no document write for a paced burst that changed the document')
+      if (writes === 0) throw new Error('the write spy counted no document write for a paced burst that changed the document')
       runs.push({ writes, ms, issueMs, maxLagMs })
     }
     const writes = median(runs.map((run) => run.writes))
@@ -76,7 +76,7 @@ export async function benchPacedBurst(): Promise<Row[]> {
         ratio: writes / UPDATES,
         ratioKind: 'ours/comparison',
         target: 'report',
-        detail: { runs, wall: summarize(runs.map((run) => run.ms)), pacing: '1 ms timer loop issuing every due update', counting: 'renames onto the document (in-process fs spy)', warnings: booted.warnings },
+        detail: { runs, wall: summarize(runs.map((run) => run.ms)), pacing: '1 ms timer loop issuing every due update', counting: 'new versions placed at the document (in-process fs spy)', warnings: booted.warnings },
       },
     ]
   } finally {

@@ -14,7 +14,7 @@
  * - SSE fan-out (file provider): 100 event streams open, one update request,
  *   the delay until each stream read its `settings/updated` event, p50/p95;
  * - 1,000 updates from 32 concurrent clients (file provider): file writes per
- *   1,000 updates, counted by the rename spy of burst.ts.
+ *   1,000 updates, counted by the write spy of burst.ts.
  */
 import { Context, type Fiber } from 'cordis'
 import { fork, type ChildProcess } from 'node:child_process'
@@ -26,7 +26,7 @@ import RemoteServer from 'dsh-remote'
 import SettingsController from 'dsh-settings-controller'
 import FileSettingsProvider from 'dsh-settings-file'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import { spyRenames } from './burst.ts'
+import { spyWrites } from './burst.ts'
 import { buildPluginSchema, mount, namespaces, plainDocument, removeTemp, tempDir, yamlDocument, type Row } from './harness.ts'
 import { now, sleep, summarize } from './stats.ts'
 import type { FanoutResult, RateResult, WireJob, WireTarget } from './wire-client.ts'
@@ -217,7 +217,7 @@ interface ProviderFigures {
 
 async function measureProvider(kind: ProviderKind, client: ClientProcess, names: string[], base: number): Promise<ProviderFigures> {
   const deployment = await startDeployment(kind, names)
-  const spy = deployment.file ? spyRenames(deployment.file) : undefined
+  const spy = deployment.file ? spyWrites(deployment.file) : undefined
   try {
     let jobs = 0
     const target = (): WireTarget => ({ url: deployment.url, token: deployment.token, names, counterBase: base + 10_000_000 * ++jobs })
@@ -251,7 +251,7 @@ async function measureProvider(kind: ProviderKind, client: ClientProcess, names:
       const burst = await client.run<RateResult>({ kind: 'count', ...target(), concurrency: CONCURRENT, total: BURST_UPDATES })
       figures.burst = { ...burst, writes: spy.count() - before }
       if (figures.burst.writes === 0 && burst.requests - Object.values(burst.failures).reduce((sum, n) => sum + n, 0) > 0) {
-        throw new Error('the rename spy counted no document write for 1,000 HTTP updates')
+        throw new Error('the write spy counted no document write for 1,000 HTTP updates')
       }
     }
     figures.warnings = deployment.warnings
@@ -354,7 +354,7 @@ export async function benchWire(): Promise<Row[]> {
       ratio: burst.writes / burst.requests,
       ratioKind: 'ours/comparison',
       target: 'report',
-      detail: { writes: burst.writes, updates: burst.requests, ms: burst.ms, perSecond: burst.perSecond, latency: burst.latency, counting: 'renames onto the document (in-process fs spy)', warnings: [...memory.warnings, ...file.warnings] },
+      detail: { writes: burst.writes, updates: burst.requests, ms: burst.ms, perSecond: burst.perSecond, latency: burst.latency, counting: 'new versions placed at the document (in-process fs spy)', warnings: [...memory.warnings, ...file.warnings] },
     },
   ]
 }

@@ -31,6 +31,8 @@ interface EditorResult {
   vanished: number
   transientVanished: number
   unparsable: number
+  /** Reads that found the document missing for a moment (set aside by a writer's replace) and read it once back. */
+  missingMoments: number
 }
 
 /** Run the hand edits for `seconds` of editing; one row. */
@@ -70,7 +72,7 @@ export async function handEdits(seconds: number): Promise<Row[]> {
         kills: pool.kills,
         edits,
         mustBeZero: {
-          // A rename save landing between a writer's last version check and its rename is overwritten unseen (the README's "remaining gap"): a loss all the same.
+          // Any save the file does not show after the grace, whatever its style, rename saves at a writer's replace included.
           'hand edits lost': result.wentBack + (finalSeq === result.last ? 0 : 1),
           // Even briefly: only a writer that trusted a half-written file can drop a section, and others may write on top meanwhile.
           'vanished sections': result.vanished + result.transientVanished + missing.length,
@@ -84,6 +86,8 @@ export async function handEdits(seconds: number): Promise<Row[]> {
           // A save that landed in the file a writer had just replaced is missing until the provider folds it back in: by design, reported.
           'hand edits folded back late': result.lateFolds,
           'of them briefly': result.transientVanished,
+          // A writer's replace sets the document aside for three system calls: a read then waits for it (by design, reported).
+          'reads that waited for the document': result.missingMoments,
           'refused writes': Object.entries(pool.failures)
             .map(([code, count]) => `${code} ${count}`)
             .join(' ') || 0,

@@ -82,7 +82,7 @@ export async function killStorm(seconds: number): Promise<Row[]> {
           crashes: pool.crashes,
           leftovers: leftovers.length,
         },
-        figures: { writers: WRITERS, restarts: pool.restarts, reads: monitor.reads, 'kills during start-up': pool.killsDuringStartUp },
+        figures: { writers: WRITERS, restarts: pool.restarts, reads: monitor.reads, 'reads that waited for the document': monitor.asideWaits, 'kills during start-up': pool.killsDuringStartUp },
         detail: { notes: [...notes, ...monitor.notes, ...pool.notes], failures: pool.failures },
       },
     ]

@@ -4,6 +4,8 @@
  * and must show every value acknowledged before the read began.
  */
 import { readFile } from 'node:fs/promises'
+import { basename, dirname } from 'node:path'
+import { asideState } from 'dsh-settings-file/store'
 import { sleep } from './harness.ts'
 import { parseSettingsText } from './yaml.ts'
 
@@ -17,8 +19,10 @@ export function valueAt(document: Record<string, any>, id: string): number | und
 /** The continuous reader; see the module comment. */
 export class DocumentMonitor {
   reads = 0
-  /** Reads that found no document, or one that is not valid YAML with a map at its root. */
+  /** Reads that found no document with none set aside, or one that is not valid YAML with a map at its root. */
   parseFailures = 0
+  /** Reads that found the document set aside for a writer's replace (or by a writer killed meanwhile) and read it once back. */
+  asideWaits = 0
   /** Distinct acknowledged values (`key=value`) a later read did not show. */
   readonly regressions = new Set<string>()
   readonly notes: string[] = []
@@ -47,7 +51,7 @@ export class DocumentMonitor {
       const before = new Map(this.acked)
       let text: string | undefined
       try {
-        text = await readFile(this.file, 'utf8')
+        text = await this.read()
       } catch (error) {
         this.fail(`read failed: ${(error as NodeJS.ErrnoException).code}`)
       }
@@ -58,6 +62,28 @@ export class DocumentMonitor {
         else this.check(document, before)
       }
       await sleep(1)
+    }
+  }
+
+  /**
+   * One read as a careful program does it: a document missing while a writer has it set aside (the microseconds
+   * of its replace, or until the next writer when that writer was killed then) is read again once it is back.
+   * Missing with nothing set aside is a failure.
+   */
+  private async read(): Promise<string | undefined> {
+    for (let waited = false; ; waited = true) {
+      try {
+        const text = await readFile(this.file, 'utf8')
+        if (waited) this.asideWaits++
+        return text
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+        const aside = asideState(dirname(this.file), basename(this.file))
+        // Read once more before judging: the replace may have ended between the read and the look.
+        if (aside === 'none' && waited) throw error
+        if (!this.running) return undefined
+        await sleep(1)
+      }
     }
   }
 

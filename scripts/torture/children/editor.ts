@@ -45,8 +45,26 @@ interface Look {
   missing: string[]
 }
 
+/** Reads that found the document missing for a moment (a writer had it set aside to replace it) and read it once back. */
+let missingMoments = 0
+
+/** The document's text; a document missing for a moment (a writer's replace sets it aside) is read again, for 2 s at most. */
+async function readDocument(): Promise<string> {
+  const until = Date.now() + 2000
+  for (let waited = false; ; waited = true) {
+    try {
+      const text = await readFile(file, 'utf8')
+      if (waited) missingMoments++
+      return text
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || Date.now() >= until) throw error
+      await sleep(1)
+    }
+  }
+}
+
 async function look(): Promise<Look> {
-  const text = await readFile(file, 'utf8')
+  const text = await readDocument()
   const document = parseDocument(text)
   if (document.errors.length) return { text, document: undefined, seq: undefined, missing: [] }
   const data = (document.toJS() ?? {}) as Record<string, unknown>
@@ -132,7 +150,7 @@ try {
     lastStyle = style
     edits[style]++
   }
-  emit('result', JSON.stringify({ edits, last, wentBack, lost, lateFolds, vanished, transientVanished, unparsable }))
+  emit('result', JSON.stringify({ edits, last, wentBack, lost, lateFolds, vanished, transientVanished, unparsable, missingMoments }))
   process.exit(0)
 } catch (error) {
   fail(error)

@@ -1,8 +1,7 @@
 import fs, { closeSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { tempName } from './leftovers.ts'
-import { randomHex } from './random.ts'
+import { asideName, tempName } from './leftovers.ts'
 import { currentOwner, type LockOwner } from './owner.ts'
 
 /** How a replacement file is made: its mode and owner (those of the file it replaces), and its writer. */
@@ -129,50 +128,85 @@ export async function replaceWith(temp: string, file: string): Promise<void> {
 }
 
 /**
- * The name `temp` takes just before the last look: a sibling temp name of the
- * same writer (so a sweep still recognizes it), with new random digits.
+ * Put `temp` at `file` only if `file` is still the inode `expectedIno`, then
+ * fsync the folder. POSIX has no compare-and-rename, and Node has no
+ * `renameat2`, so the document is first moved aside under a hidden name of this
+ * writer ({@link asideName}): that rename takes whatever stands at `file` at
+ * that instant, and a save that lands after it finds the name free. The file
+ * set aside is checked, and `link` places `temp` only while the name is still
+ * free. An editor's rename save therefore either was set aside (and goes back)
+ * or comes after (and refuses the link); none is overwritten unseen.
+ *
+ * The price is a moment of three system calls, back to back, with no file at
+ * `file` (as vim and Emacs leave when they move the original to a backup). A
+ * reader that finds the document missing while an aside of it stands waits for
+ * it; a writer killed in that moment leaves the aside, and the next writer's
+ * sweep puts it back ({@link sweepLeftovers}).
+ * @returns true once `temp`'s content stands at `file` (its temp name is
+ * gone); false, with the document back and `temp` at its own name, when
+ * `file` is no longer that inode or a save took the name meanwhile.
  */
-function fencedName(temp: string): string {
-  const random = randomHex(6)
-  return /\.[0-9a-f]{12}\.tmp$/.test(temp) ? temp.replace(/\.[0-9a-f]{12}\.tmp$/, `.${random}.tmp`) : `${temp}.${random}`
+export function replaceIfSame(temp: string, file: string, expectedIno: bigint): boolean {
+  const aside = asideName(temp)
+  try {
+    renameSync(file, aside)
+  } catch (error) {
+    // The document is gone: nothing to replace.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw error
+  }
+  let placed: boolean
+  try {
+    placed = statSync(aside, { bigint: true }).ino === expectedIno && linkIfFree(temp, file)
+  } catch (error) {
+    putBack(aside, file)
+    throw error
+  }
+  // A save landed since the last read: it was set aside (and goes back), or took the free name (and stays).
+  if (!placed) {
+    putBack(aside, file)
+    return false
+  }
+  // The temp name goes at once: a document with a second name counts as hard-linked.
+  removeName(temp)
+  removeName(aside)
+  syncDirectory(dirname(file))
+  return true
+}
+
+/** `link` `from` to `to` unless a file already stands at `to`. */
+function linkIfFree(from: string, to: string): boolean {
+  try {
+    // Through the module object, so a test can make the link fail.
+    fs.linkSync(from, to)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  }
 }
 
 /**
- * Rename `temp` over `file` only if `file` is still the inode `expectedIno`,
- * then fsync the folder. The check and the rename run back to back without
- * yielding to the event loop, so the window in which a rename by someone else
- * goes unseen is the time between two system calls.
- *
- * Before the check, `temp` is renamed to a sibling name: a rename takes the
- * folder's lock, so it waits for a rename already under way in the folder (an
- * editor's save swapping its file in), and the check that follows sees that
- * save instead of the file it is about to replace. `temp` is removed if the
- * rename fails; it is back at `temp` for the caller when the check fails.
- * @returns false (nothing renamed) when `file` is no longer that inode.
+ * Return a file set aside to `file`, unless a newer save took the name
+ * meanwhile: that save would have replaced it anyway. Either way the aside name
+ * is gone.
  */
-export async function replaceIfSame(temp: string, file: string, expectedIno: bigint): Promise<boolean> {
-  const fenced = fencedName(temp)
-  let at = temp
+function putBack(aside: string, file: string): void {
   try {
-    renameSync(temp, fenced)
-    at = fenced
-    if (statSync(file, { bigint: true }).ino !== expectedIno) {
-      renameSync(fenced, temp)
-      return false
-    }
-    renameSync(fenced, file)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && at === fenced) {
-      // The document is gone: the temp goes back to its name, as a failed check leaves it.
-      await rename(fenced, temp).catch(() => unlink(fenced).catch(() => {}))
-      return false
-    }
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
-    await unlink(at).catch(() => {})
-    throw error
+    linkIfFree(aside, file)
+  } catch {
+    // No link here (an I/O error, a file system without links): a rename puts it back all the same.
+    renameSync(aside, file)
+    return
   }
-  syncDirectory(dirname(file))
-  return true
+  removeName(aside)
+}
+
+/** Remove a name of a file that another name still holds: a failure leaves only a hidden leftover, swept once its writer is gone. */
+function removeName(path: string): void {
+  try {
+    fs.unlinkSync(path)
+  } catch {}
 }
 
 /**

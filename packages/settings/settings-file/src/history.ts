@@ -353,10 +353,8 @@ export class DocumentHistory {
    * Remove versions beyond the newest `keep` and those older than `maxAgeDays`
    * (names only: `unlink` never follows a link). It runs after every write, so
    * it reads dates only from the oldest names on, stopping at the first one
-   * young enough. Run it holding the document's lock: freeing a version's
-   * blocks loads the file system, and beside another writer's last look
-   * before its rename that widens the gap an editor's rename save can slip
-   * through (see the README's "The remaining gap").
+   * young enough. Run it holding the document's lock, so one writer prunes at
+   * a time.
    * @returns how many versions it removed.
    */
   prune(now = new Date()): number {

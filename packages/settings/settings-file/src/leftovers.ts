@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readdirSync, statSync, unlinkSync } from 'node:fs'
+import { linkSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { hostFacts, isOwnerGone, type HostFacts, type LockOwner } from './owner.ts'
 import { randomHex } from './random.ts'
@@ -36,13 +36,26 @@ export function tempName(base: string, owner: LockOwner): string {
   return `.${base}.${hostTag(owner)}.${owner.pid}.${owner.startTime ?? 'x'}.${randomHex(6)}.tmp`
 }
 
-const TEMP = /^\.(.+)\.([0-9a-f]{8})\.(\d+)\.(\d+|x)\.[0-9a-f]{12}\.tmp$/
+/**
+ * The name a writer moves the document to for the moment it places its new
+ * version (see `replaceIfSame`): its temp file's name, with new random digits
+ * and `.aside` for `.tmp`, so a sweep can tell the document from a temp.
+ */
+export function asideName(temp: string): string {
+  const match = /\.[0-9a-f]{12}\.tmp$/.exec(temp)
+  if (!match) throw new TypeError(`not a temp file name: ${temp}`)
+  return `${temp.slice(0, match.index)}.${randomHex(6)}.aside`
+}
+
+const TEMP = /^\.(.+)\.([0-9a-f]{8})\.(\d+)\.(\d+|x)\.[0-9a-f]{12}\.(tmp|aside)$/
 const ANONYMOUS_TEMP = /^\.(.+)\.[0-9a-f]{16}\.tmp$/
 
 /** What a sweep removed. */
 export interface Swept {
   temps: string[]
   claims: string[]
+  /** Documents a dead writer had set aside and that went back to their name (none stood there). */
+  restored: string[]
 }
 
 /**
@@ -57,7 +70,15 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
   const ours = (base: string) =>
     base === documentBase || base === lockBase || base === `${lockBase}.next` || base.startsWith(`${lockBase}.claim-`) || alsoOurs.includes(base)
   const tag = hostTag(facts)
-  const swept: Swept = { temps: [], claims: [] }
+  const swept: Swept = { temps: [], claims: [], restored: [] }
+  // A live writer's names come in numbers (its temps, the asides its tidying has yet to drop): judge each writer once.
+  const judged = new Map<string, boolean>()
+  const gone = (temp: RegExpExecArray) => {
+    const key = `${temp[3]}.${temp[4]}`
+    let answer = judged.get(key)
+    if (answer === undefined) judged.set(key, (answer = isOwnerGone(ownerOf(temp, facts), facts)))
+    return answer
+  }
   // Synchronous: a document's folder holds a handful of names, and this runs on every write.
   let names: string[]
   try {
@@ -68,10 +89,17 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
   for (const name of names) {
     const temp = TEMP.exec(name)
     if (temp && ours(temp[1]!)) {
-      if (temp[2] !== tag) continue
-      const owner: LockOwner = { pid: Number(temp[3]), ...facts, ...(temp[4] === 'x' ? {} : { startTime: temp[4]! }) }
-      delete owner.boot // the tag already matched this boot (and this pid namespace)
-      if (isOwnerGone(owner, facts) && remove(join(directory, name))) swept.temps.push(name)
+      if (temp[2] !== tag || !gone(temp)) continue
+      if (temp[5] === 'aside') {
+        // The document a dead writer had set aside: only the lock's holder may judge it (nobody else sets one aside meanwhile).
+        if (!holdingLock || temp[1] !== documentBase) continue
+        const restored = restore(join(directory, name), join(directory, documentBase))
+        if (restored) swept.restored.push(name)
+        // A file stands at the name already (the writer died after placing its own, or a save came later): the aside is an old version.
+        else if (restored === false && remove(join(directory, name))) swept.temps.push(name)
+        continue
+      }
+      if (remove(join(directory, name))) swept.temps.push(name)
       continue
     }
     const anonymous = ANONYMOUS_TEMP.exec(name)
@@ -83,6 +111,59 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
     if (holdingLock && name.startsWith(`${lockBase}.claim-`) && remove(join(directory, name))) swept.claims.push(name)
   }
   return swept
+}
+
+/** The writer a temp name (matched by {@link TEMP}) names, on this host. */
+function ownerOf(temp: RegExpExecArray, facts: HostFacts): LockOwner {
+  const owner: LockOwner = { pid: Number(temp[3]), ...facts, ...(temp[4] === 'x' ? {} : { startTime: temp[4]! }) }
+  delete owner.boot // the tag already matched this boot (and this pid namespace)
+  return owner
+}
+
+/**
+ * Whether some writer has the document `documentBase` in `directory` set aside
+ * right now (see `replaceIfSame`): `live` when that writer runs (the document
+ * is back in microseconds), `gone` when it died meanwhile (the next lock holder
+ * puts it back), `none` when no aside stands.
+ */
+export function asideState(directory: string, documentBase: string, facts: HostFacts = hostFacts()): 'live' | 'gone' | 'none' {
+  let names: string[]
+  try {
+    names = readdirSync(directory)
+  } catch {
+    return 'none'
+  }
+  const tag = hostTag(facts)
+  let state: 'live' | 'gone' | 'none' = 'none'
+  for (const name of names) {
+    const temp = TEMP.exec(name)
+    if (!temp || temp[5] !== 'aside' || temp[1] !== documentBase) continue
+    // Another host's writer cannot be judged from here: it counts as running.
+    if (temp[2] !== tag || !isOwnerGone(ownerOf(temp, facts), facts)) return 'live'
+    state = 'gone'
+  }
+  return state
+}
+
+/**
+ * Put a set-aside document back at its name if none stands there.
+ * @returns true when it went back, false when a file stands at the name, undefined when neither could be done (it stays aside).
+ */
+function restore(aside: string, file: string): boolean | undefined {
+  try {
+    linkSync(aside, file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    try {
+      // No link here (a file system without them): nothing stands at the name, so a rename puts it back as well.
+      renameSync(aside, file)
+      return true
+    } catch {
+      return undefined
+    }
+  }
+  remove(aside)
+  return true
 }
 
 function remove(path: string): boolean {

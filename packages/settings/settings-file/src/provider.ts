@@ -12,7 +12,7 @@ import { SettingsDocumentTooLargeError, SettingsNotAFileError } from './errors.t
 import { formatOf, type DocumentFormat } from './format.ts'
 import { DocumentHistory } from './history.ts'
 import { mergeLateEdit } from './late-edit.ts'
-import { sweepLeftovers, tempName } from './leftovers.ts'
+import { asideState, sweepLeftovers, tempName } from './leftovers.ts'
 import { acquireLock, StandingRecord, type HeldLock, type LockStep } from './lock.ts'
 import { currentOwner, hostFacts, makeFolder, ownerToGive, type HostFacts, type LockOwner } from './owner.ts'
 import { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, sizeOver, type ParsedDocument } from './parse.ts'
@@ -319,7 +319,7 @@ export class FileSettingsProvider extends SettingsProvider {
   }
 
   protected async load(): Promise<SettingsDocument> {
-    const version = await readVersion(this.file, this.readOptions)
+    const version = await this.readPresent(this.file)
     const parsed = version.text === undefined ? undefined : this.parse(version.text)
     this.seen = version
     if (this.options.watch) await this.startWatcher()
@@ -381,7 +381,7 @@ export class FileSettingsProvider extends SettingsProvider {
         if (!force && sameSignature(statVersion(this.file), this.seen)) return
         let version: FileVersion
         try {
-          version = await this.readSettled(this.file)
+          version = await this.readSettled(this.file, true)
         } catch (error) {
           if (!(error instanceof SettingsNotAFileError || error instanceof SettingsDocumentTooLargeError)) throw error
           // One warning per state of the file, not one per re-check.
@@ -430,13 +430,14 @@ export class FileSettingsProvider extends SettingsProvider {
    * shorter than the last one seen only once the file has settled: an editor
    * that saves in place truncates first and writes after, and a read in between
    * must not be taken for the user's document.
+   * @param lockless - read as {@link readPresent} does: the caller does not hold the lock.
    */
-  private async readSettled(path: string): Promise<FileVersion> {
+  private async readSettled(path: string, lockless = false): Promise<FileVersion> {
     const { settleMs } = this.options
     const giveUp = Date.now() + settleMs * 10
     let waitedForAbsent = false
     for (;;) {
-      const version = await readVersion(path, this.readOptions)
+      const version = lockless ? await this.readPresent(path) : await readVersion(path, this.readOptions)
       const known = this.seen.text
       if (known === undefined || sameSignature(version, this.seen) || Date.now() >= giveUp) return version
       if (version.text === undefined) {
@@ -448,6 +449,27 @@ export class FileSettingsProvider extends SettingsProvider {
       const age = Date.now() - version.mtimeMs
       if (version.text.length >= known.length || age >= settleMs) return version
       await sleep(Math.max(1, settleMs - age))
+    }
+  }
+
+  /**
+   * Read the document without the lock. A document missing while a writer
+   * has it set aside (see `replaceIfSame`) is not taken for a deleted one: a
+   * running writer's is waited for (it is back in microseconds, or once the
+   * writer is scheduled again), for as long as a writer waits for the lock; one
+   * whose writer died is put back by taking its lock over, whose sweep
+   * restores it. Under the lock no aside stands but the holder's own, so
+   * writes read directly.
+   */
+  private async readPresent(path: string): Promise<FileVersion> {
+    const giveUp = Date.now() + this.options.lockTimeoutMs
+    for (let round = 0; ; round++) {
+      const version = await readVersion(path, this.readOptions)
+      if (version !== ABSENT || Date.now() >= giveUp || this.closed) return version
+      const aside = asideState(dirname(path), basename(path), this.facts)
+      if (aside === 'none') return version
+      if (aside === 'gone') await this.locked((_lock, target) => this.sweep(target))
+      else await sleep(Math.min(2 ** round, 16))
     }
   }
 
@@ -571,7 +593,7 @@ export class FileSettingsProvider extends SettingsProvider {
       // The first attempt runs right after `locked` resolved the path; a retry looks again.
       if (attempt > 1) this.checkTarget(target)
       const onDisk = await this.readSettled(target)
-      const reason = readOnlyReason(target)
+      const reason = readOnlyReason(target, onDisk)
       this.writableUntil = reason ? 0 : Date.now() + WRITABLE_FOR_MS
       if (reason) throw new SettingsStoreError('SETTINGS_READ_ONLY', `settings document ${this.file} is read-only: ${reason}; nothing was written`, this.file)
       // An unparsable document refuses the write and stays exactly as the user left it.
@@ -607,10 +629,10 @@ export class FileSettingsProvider extends SettingsProvider {
         }
         await this.step('rename')
         this.checkTarget(target)
-        // The last look: the path still names the file kept (an editor's rename always brings a new inode),
-        // checked and renamed back to back. POSIX has no compare-and-rename, so that is the gap left.
-        const placed = onDisk === ABSENT ? await placeNew(temp, target) : await replaceIfSame(temp, target, onDisk.ino)
-        // A replace moved the temp file to the path: nothing is left to remove.
+        // The last look: the file at the path is still the one kept (an editor's rename always brings a new
+        // inode). It is set aside, checked and the new version linked in its place, so no save lands unseen.
+        const placed = onDisk === ABSENT ? await placeNew(temp, target) : replaceIfSame(temp, target, onDisk.ino)
+        // A replace took the temp file's name along: nothing is left to remove.
         renamed = placed && onDisk !== ABSENT
         if (!placed) {
           if (kept) await this.dropKept(kept)
@@ -709,8 +731,7 @@ export class FileSettingsProvider extends SettingsProvider {
   private async settleKept(kept: Kept, read: FileVersion, data: Record<string, unknown>): Promise<void> {
     await this.forgetReplaced()
     if (this.versions && kept.entry) {
-      // Pruning stays under the lock: an unlink that frees a version's blocks loads the file system, and beside
-      // another writer's last look before its rename it widens the gap an editor's rename save slips through.
+      // Under the lock, so one writer prunes at a time.
       if (++this.keptSincePrune >= pruneEvery(this.versions.limits.keep)) {
         this.versions.prune()
         this.keptSincePrune = 0

@@ -9,5 +9,8 @@
 export { acquireLock, type HeldLock, type LockOptions, type LockStep } from './lock.ts'
 /** Who holds a lock (pid, host, boot), whether that holder is gone, and reading a lock file's record. */
 export { currentOwner, hostFacts, isOwnerGone, parseOwner, type HostFacts } from './owner.ts'
-/** Remove the temp and claim files writers that died left beside the document. */
-export { sweepLeftovers, type Swept } from './leftovers.ts'
+/**
+ * Remove the temp and claim files writers that died left beside the document (putting back a document one had
+ * set aside), and tell whether a writer has the document set aside right now.
+ */
+export { asideState, sweepLeftovers, type Swept } from './leftovers.ts'

@@ -225,9 +225,11 @@ export async function holdsVersion(path: string, seen: FileVersion): Promise<boo
  * or folder whose mode gives its owner no write permission (honoured even for
  * root, as editors and `rm` do), or one this process may not write. Synchronous
  * (two `stat`s and two `access`es), so `writable` can answer at call time.
+ * @param known - the document's version as just read (its mode saves a `stat`).
  */
-export function readOnlyReason(document: string): string | undefined {
-  const file = statSyncOrUndefined(document)
+export function readOnlyReason(document: string, known?: FileVersion): string | undefined {
+  // The mode of the version just read, when there is one: no second look at the file.
+  const file = known && known !== ABSENT ? known : statSyncOrUndefined(document)
   if (file) {
     if ((file.mode & 0o200) === 0) return `its mode ${octal(file.mode)} gives its owner no write permission`
     if (!writableByUs(document)) return 'this process may not write it'

@@ -21,6 +21,7 @@
  * The real random names cannot be hit by an attacker planting ahead of time; the mock only shows
  * what would happen if one were.
  */
+import fs from 'node:fs'
 import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat, symlink, writeFile, chmod } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -51,7 +52,20 @@ afterEach(async () => {
 })
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777
-const temps = async (directory: string) => (await readdir(directory)).filter((name) => name.endsWith('.tmp'))
+const temps = async (directory: string) => (await readdir(directory)).filter((name) => name.endsWith('.tmp') || name.endsWith('.aside'))
+
+/**
+ * Run `during` inside the next `replaceIfSame`, while the document is set aside: just before the link of
+ * the new version (the replace links through the module object). Restored after that one call.
+ */
+function whileAside(during: (from: string, to: string) => void): void {
+  const link = fs.linkSync
+  const spy = vi.spyOn(fs, 'linkSync').mockImplementationOnce((from, to) => {
+    spy.mockRestore()
+    during(String(from), String(to))
+    return link(from, to)
+  })
+}
 
 describe('writeFileAtomic', () => {
   it('creates missing parent directories with mode 0700 and the file with mode 0600', async () => {
@@ -113,7 +127,7 @@ describe('writeFileAtomic', () => {
     await writeFile(join(dir, 'editor.tmp~'), 'editor: 1\n')
     await rename(join(dir, 'editor.tmp~'), file)
     const refused = await writeTemp(file, 'ours: 1\n')
-    expect(await replaceIfSame(refused, file, read)).toBe(false)
+    expect(replaceIfSame(refused, file, read)).toBe(false)
     expect(await readFile(file, 'utf8')).toBe('editor: 1\n')
     expect(await readFile(refused, 'utf8')).toBe('ours: 1\n')
     await rm(refused)
@@ -121,14 +135,58 @@ describe('writeFileAtomic', () => {
     const now = (await stat(file, { bigint: true })).ino
     await rm(file)
     const orphan = await writeTemp(file, 'ours: 2\n')
-    expect(await replaceIfSame(orphan, file, now)).toBe(false)
+    expect(replaceIfSame(orphan, file, now)).toBe(false)
     expect(await readFile(orphan, 'utf8')).toBe('ours: 2\n')
     await rm(orphan)
     // The inode read is still there: replaced, and no temp is left under any name.
     await writeFile(file, 'read: 2\n')
     const placed = await writeTemp(file, 'ours: 3\n')
-    expect(await replaceIfSame(placed, file, (await stat(file, { bigint: true })).ino)).toBe(true)
+    expect(replaceIfSame(placed, file, (await stat(file, { bigint: true })).ino)).toBe(true)
     expect(await readFile(file, 'utf8')).toBe('ours: 3\n')
+    // The new document has no second name (it would count as hard-linked), and the old one no aside name.
+    expect((await stat(file)).nlink).toBe(1)
+    expect(await temps(dir)).toEqual([])
+  })
+
+  it('never overwrites a rename save that lands while the document is set aside: the link is refused and the save stands', async () => {
+    const file = join(dir, 'settings.yaml')
+    await writeFile(file, 'read: 1\n')
+    const read = (await stat(file, { bigint: true })).ino
+    const temp = await writeTemp(file, 'ours: 1\n')
+    let missing = false
+    whileAside(() => {
+      // The document is aside (no file at its name) when an editor's rename save lands.
+      missing = !fs.existsSync(file)
+      fs.writeFileSync(join(dir, 'editor.tmp~'), 'editor: 1\n')
+      fs.renameSync(join(dir, 'editor.tmp~'), file)
+    })
+    expect(replaceIfSame(temp, file, read)).toBe(false)
+    expect(missing).toBe(true)
+    expect(await readFile(file, 'utf8')).toBe('editor: 1\n')
+    // The new version waits at its temp name for the caller's next round; the old document's aside name is gone.
+    expect(await readFile(temp, 'utf8')).toBe('ours: 1\n')
+    await rm(temp)
+    expect(await temps(dir)).toEqual([])
+  })
+
+  it('puts the document back when linking the new version fails for another reason, and says why', async () => {
+    const file = join(dir, 'settings.yaml')
+    await writeFile(file, 'read: 1\n')
+    const read = (await stat(file, { bigint: true })).ino
+    const temp = await writeTemp(file, 'ours: 1\n')
+    const refusal = Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' })
+    // A file system without hard links refuses every link, the one that would put the document back included.
+    const spy = vi.spyOn(fs, 'linkSync').mockImplementation(() => {
+      throw refusal
+    })
+    try {
+      expect(() => replaceIfSame(temp, file, read)).toThrow(refusal)
+    } finally {
+      spy.mockRestore()
+    }
+    expect(await readFile(file, 'utf8')).toBe('read: 1\n')
+    expect((await stat(file, { bigint: true })).ino).toBe(read)
+    await rm(temp)
     expect(await temps(dir)).toEqual([])
   })
 

@@ -4,12 +4,12 @@
  * while the lock is held) and what it must never touch.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, realpath, rm, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, utimes, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { deadPid, spawnIdle } from './processes-helpers.ts'
-import { hostTag, sweepLeftovers, tempName } from '../src/leftovers.ts'
+import { asideName, asideState, hostTag, sweepLeftovers, tempName } from '../src/leftovers.ts'
 import { currentOwner, hostFacts, processStartTime, type LockOwner } from '../src/owner.ts'
 import { endChildren } from 'dsh-testing'
 
@@ -103,7 +103,7 @@ describe('sweepLeftovers', () => {
     )
     // Old as they are: age is no evidence against a named writer.
     for (const name of live) await ageBy(name, 24 * 3600_000)
-    expect(await sweepLeftovers(dir, BASE, true)).toEqual({ temps: [], claims: [] })
+    expect(await sweepLeftovers(dir, BASE, true)).toEqual({ temps: [], claims: [], restored: [] })
     expect(await listing()).toEqual(sorted(live))
   })
 
@@ -146,7 +146,7 @@ describe('sweepLeftovers', () => {
   it('removes every claim of the lock, claims of claims too, only while holding the lock', async () => {
     const claims = await touch(CLAIM, CLAIM_OF_CLAIM, `${LOCK}.claim-raw-12-1700000000000-0`)
     await touch(LOCK)
-    expect(await sweepLeftovers(dir, BASE, false)).toEqual({ temps: [], claims: [] })
+    expect(await sweepLeftovers(dir, BASE, false)).toEqual({ temps: [], claims: [], restored: [] })
     expect(await listing()).toEqual(sorted([...claims, LOCK]))
     const swept = await sweepLeftovers(dir, BASE, true)
     expect(sorted(swept.claims)).toEqual(sorted(claims))
@@ -183,7 +183,7 @@ describe('sweepLeftovers', () => {
     await ageBy(oldAnonymousOfAnother, 3600_000)
     await ageBy(`.${BASE}.0123456789abcde.tmp`, 3600_000)
     await mkdir(join(dir, 'history'))
-    expect(await sweepLeftovers(dir, BASE, true)).toEqual({ temps: [], claims: [] })
+    expect(await sweepLeftovers(dir, BASE, true)).toEqual({ temps: [], claims: [], restored: [] })
     expect(await listing()).toEqual(sorted([...unrelated, 'history']))
   })
 
@@ -199,7 +199,39 @@ describe('sweepLeftovers', () => {
     expect(await listing()).toEqual(sorted(kept))
   })
 
+  it('puts back the document a dead writer had set aside when no file stands at its name, and drops it when one does', async () => {
+    const dead = { ...currentOwner(), pid: await deadPid(track), startTime: '1' }
+    const [aside] = await touch(asideName(tempName(BASE, dead)))
+    await writeFile(join(dir, aside!), 'set: aside\n')
+    // Without the lock a sweep judges no aside: a live writer may be about to set the document aside itself.
+    expect(await sweepLeftovers(dir, BASE, false)).toEqual({ temps: [], claims: [], restored: [] })
+    expect(await sweepLeftovers(dir, BASE, true)).toEqual({ temps: [], claims: [], restored: [aside] })
+    expect(await listing()).toEqual([BASE])
+    expect(await readFile(join(dir, BASE), 'utf8')).toBe('set: aside\n')
+    // A file at the name already (the dead writer had linked its new version, or a save came later): the aside is an old version.
+    const [stale] = await touch(asideName(tempName(BASE, dead)))
+    expect(await sweepLeftovers(dir, BASE, true)).toEqual({ temps: [stale], claims: [], restored: [] })
+    expect(await readFile(join(dir, BASE), 'utf8')).toBe('set: aside\n')
+    expect(await listing()).toEqual([BASE])
+  })
+
+  it('never touches a live writer’s aside, and tells live, dead and no aside apart', async () => {
+    expect(asideState(dir, BASE)).toBe('none')
+    const dead = await touch(asideName(tempName(BASE, { ...currentOwner(), pid: await deadPid(track), startTime: '1' })))
+    // An aside of another file (the lock) is not the document's.
+    await touch(asideName(tempName(LOCK, currentOwner())))
+    expect(asideState(dir, BASE)).toBe('gone')
+    const live = await touch(asideName(tempName(BASE, currentOwner())))
+    expect(asideState(dir, BASE)).toBe('live')
+    // Another host's writer cannot be judged here: its aside counts as live.
+    await rm(join(dir, live[0]!))
+    await touch(asideName(tempName(BASE, { ...hostFacts(), hostname: `not-${hostname()}`, pid: 1 })))
+    expect(asideState(dir, BASE)).toBe('live')
+    expect(asideState(join(dir, 'absent'), BASE)).toBe('none')
+    expect((await sweepLeftovers(dir, BASE, true)).restored).toEqual(dead)
+  })
+
   it('answers an empty sweep for a directory that does not exist', async () => {
-    expect(await sweepLeftovers(join(dir, 'absent'), BASE, true)).toEqual({ temps: [], claims: [] })
+    expect(await sweepLeftovers(join(dir, 'absent'), BASE, true)).toEqual({ temps: [], claims: [], restored: [] })
   })
 })

@@ -3,7 +3,7 @@
  * and an editor's save that races a write (by rename, or in place) ends up in the document.
  * Each race is forced at an exact step of the write through the provider's step hook.
  */
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { link, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import { parse } from 'yaml'
@@ -12,6 +12,9 @@ import type { SettingsScope } from 'dsh-settings'
 import { deferred } from 'dsh-testing'
 import { eventually, tempDir } from './file-harness.ts'
 import { bootProbed, editorSaves, truncateNow, type Probed, type StepHooks } from './probed.ts'
+import { deadPid } from './processes-helpers.ts'
+import { asideName, tempName } from '../src/leftovers.ts'
+import { currentOwner } from '../src/owner.ts'
 
 const sectionSchema = Schema.object({ n: Schema.natural().default(0), label: Schema.string().default('none'), token: Schema.string().role('secret') })
 
@@ -166,6 +169,42 @@ describe('reloads', () => {
     await eventually(() => expect(scopes.hand!.get().label).toBe('saved'))
     expect(seen).toEqual(['saved'])
     expect(scopes.other!.get().n).toBe(7)
+  })
+})
+
+describe('reloads while the document is set aside', () => {
+  const asideOf = (pid: number, startTime?: string) => join(dir, asideName(tempName('settings.yaml', { ...currentOwner(), pid, ...(startTime ? { startTime } : {}) })))
+
+  it('wait for a running writer that has the document aside, up to a lock wait, and never publish it as deleted', async () => {
+    const scopes = await boot({ watch: true, debounceMs: 10, recheckMs: 0, settleMs: 20 })
+    const seen: number[] = []
+    scopes.mine!.watch((next) => void seen.push(next.n))
+    // This process stands for the writer: an aside of a running pid. It holds the document aside for far longer than settleMs
+    // (and than the 100 ms in which chokidar takes a deletion and a re-creation for one change).
+    const aside = asideOf(process.pid)
+    await rename(file, aside)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    await writeFile(join(dir, 'next.tmp~'), START.replace('n: 1', 'n: 2'))
+    await link(join(dir, 'next.tmp~'), file)
+    await unlink(join(dir, 'next.tmp~'))
+    await unlink(aside)
+    await eventually(() => expect(scopes.mine!.get().n).toBe(2))
+    expect(seen).toEqual([2])
+    expect(scopes.other!.get().n).toBe(7)
+  })
+
+  it('put back the document a dead writer left aside, and keep publishing it', async () => {
+    const scopes = await boot({ watch: true, debounceMs: 10, recheckMs: 0, settleMs: 20 })
+    const seen: number[] = []
+    scopes.other!.watch((next) => void seen.push(next.n))
+    const aside = asideOf(await deadPid((child) => child), '1')
+    await rename(file, aside)
+    await eventually(async () => expect(await readFile(file, 'utf8')).toBe(START))
+    expect((await readdir(dir)).filter((name) => name.endsWith('.aside'))).toEqual([])
+    // Give a wrong reload time to publish defaults: none may come.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(scopes.other!.get().n).toBe(7)
+    expect(seen).toEqual([])
   })
 })
 

@@ -135,9 +135,9 @@ async function readDocument(): Promise<Record<string, any>> {
   return parse(await readFile(file, 'utf8')) as Record<string, any>
 }
 
-/** Files a writer or a lock could have left behind: temp siblings, lock files, moved-aside stale locks. */
+/** Files a writer or a lock could have left behind: temp siblings, documents set aside, lock files, moved-aside stale locks. */
 async function leftovers(): Promise<string[]> {
-  const beside = (await readdir(dir)).filter((name) => /\.(tmp|lock|stale)$/.test(name) || name.includes('.lock.'))
+  const beside = (await readdir(dir)).filter((name) => /\.(tmp|aside|lock|stale)$/.test(name) || name.includes('.lock.'))
   // A writer's standing lock record lives in history/ (hidden, named like its temps).
   const inHistory = existsSync(join(dir, 'history')) ? (await readdir(join(dir, 'history'))).filter((name) => name.startsWith('.')) : []
   return [...beside, ...inHistory.map((name) => `history/${name}`)]
@@ -280,6 +280,26 @@ describe('several processes writing one document', () => {
       await nextWriterGetsThrough()
     },
   )
+
+  it('puts back the document a writer SIGKILLed inside its replace had set aside: the next host reads it, the next write keeps it', { timeout: 30_000 }, async () => {
+    const original = '# kept\nvictim:\n  n: 3\nother:\n  n: 5\n'
+    await writeFile(file, original)
+    const child = startChild('step-killer', [file, 'victim', 'aside'])
+    await child.ready
+    child.go()
+    expect(await child.exited).toEqual({ code: null, signal: 'SIGKILL' })
+    // Killed with the document set aside and the new version not yet linked: no document, one aside holding the old text.
+    expect(existsSync(file)).toBe(false)
+    const asides = (await readdir(dir)).filter((name) => name.endsWith('.aside'))
+    expect(asides).toHaveLength(1)
+    expect(await readFile(join(dir, asides[0]!), 'utf8')).toBe(original)
+    // A host starting now reads the document, not an empty one: its read takes the dead writer's lock over and puts the document back.
+    const here = await bootHere('victim', Schema.object({ n: Schema.natural().default(0) }), { lockTimeoutMs: 2000 })
+    expect(here.ctx.settings.get('victim')).toEqual({ n: 3 })
+    expect(await readFile(file, 'utf8')).toBe(original)
+    await here.dispose()
+    await nextWriterGetsThrough()
+  })
 
   it('leaves no temp or lock files once all writers have finished and the providers are disposed', { timeout: 60_000 }, async () => {
     const here = await bootHere('local', Schema.object({ values: Schema.dict(Schema.natural()) }))
