@@ -15,12 +15,12 @@ import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, Setti
  * Resolve without failing: layers are dropped from the top down until the
  * rest resolves, and a value the schema refuses even with no layer reads as `undefined`.
  */
-function resolveBestEffort(kind: Kind, layers: readonly Layer[], scope: string | undefined, warn: (message: string) => void): unknown {
+function resolveBestEffort(kind: Kind, layers: readonly Layer[], scope: string | undefined, logger: { warn(message: string): void }): unknown {
   for (let count = layers.length; count >= 0; count--) {
     try {
       return resolveKind(kind, layers.slice(0, count), scope)
     } catch (error) {
-      warn(`settings: describing ${JSON.stringify(kind.ns)} without a layer that does not resolve: ${(error as Error).message}`)
+      logger.warn(`settings: describing ${JSON.stringify(kind.ns)} without a layer that does not resolve: ${(error as Error).message}`)
     }
   }
   return undefined
@@ -63,11 +63,18 @@ function undeclaredKeys(found: ReadonlyMap<Layer['name'], string[][]>): Settings
 }
 
 /**
+ * `data` without its secrets and without the places its schema does not declare
+ * (`paths`, when the caller has them already; else found afresh).
+ */
+function safeCopy(redactor: Kind['redactor'], data: unknown, paths: string[][] = redactor.undeclared(data)): unknown {
+  return withoutPaths(redactor.redact(data).value, paths)
+}
+
+/**
  * Describe one kind under one scope (or the global scope). Total: a malformed
  * or invalid stored section is left out of the resolution and of `user`.
  */
 export function describeKind(engine: SettingsEngine, kind: Kind, scope: SettingsScopeId | undefined, redactSecrets: boolean): SettingsDescriptor {
-  const warn = (message: string) => engine.logger.warn(message)
   const instance = kind.instances.get(scopeKey(scope))
   const own: Layer['name'] = scope === undefined ? 'global' : 'scope'
   // A malformed stored section is left out of every layer list, with its problem kept for the section `user` shows.
@@ -89,8 +96,8 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
     ? mergeLayers(layers.map((layer) => layer.data))
     : instance
       ? instance.value
-      : resolveBestEffort(kind, shown.filter((layer) => layer.name !== 'base'), scope, warn)
-  const inherited = scope === undefined ? undefined : resolveBestEffort(kind, layersBelow(layers, 'scope'), scope, warn)
+      : resolveBestEffort(kind, shown.filter((layer) => layer.name !== 'base'), scope, engine.logger)
+  const inherited = scope === undefined ? undefined : resolveBestEffort(kind, layersBelow(layers, 'scope'), scope, engine.logger)
   const undeclared = undeclaredByLayer(kind, layers)
 
   const descriptor: SettingsDescriptor = {
@@ -116,12 +123,11 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   const { redactor } = kind
   // Secrets out, then whatever the schema does not declare (a renamed secret field left behind, say): its paths are in
   // `undeclared`. A layer's own are known already; a resolved value (merged, through the schema) is walked afresh.
-  const safe = (data: unknown, paths = redactor.undeclared(data), redacted = redactor.redact(data)) => withoutPaths(redacted.value, paths)
   const redacted = redactor.redact(value)
-  descriptor.value = safe(value, undefined, redacted)
-  if (descriptor.base !== undefined) descriptor.base = safe(descriptor.base, undeclared.get('base'))
-  if (descriptor.user !== undefined) descriptor.user = safe(descriptor.user, undeclared.get(own))
-  if (scope !== undefined) descriptor.inherited = safe(inherited)
+  descriptor.value = withoutPaths(redacted.value, redactor.undeclared(value))
+  if (descriptor.base !== undefined) descriptor.base = safeCopy(redactor, descriptor.base, undeclared.get('base'))
+  if (descriptor.user !== undefined) descriptor.user = safeCopy(redactor, descriptor.user, undeclared.get(own))
+  if (scope !== undefined) descriptor.inherited = safeCopy(redactor, inherited)
   descriptor.secrets = redacted.slots.map((slot): RedactedSecret => {
     const secret: RedactedSecret = { path: slot.path, set: slot.set }
     if (!slot.set) return secret

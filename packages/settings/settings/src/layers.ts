@@ -54,16 +54,18 @@ export function layersAt(
     throw new SettingsValidationError({ ns: site.ns, scope: layer === 'scope' ? site.scope : undefined, path: [], reason: `section ${problem}` })
   },
 ): Layer[] {
-  const stored = (name: 'global' | 'scope', scope: string | undefined): Layer => {
-    const raw = sectionLayerData(sectionFrom(doc, site.ns, scope))
-    const read = storedSectionProblem(raw) ?? site.read?.(raw) ?? { data: raw }
-    if (typeof read !== 'string') return { name, data: read.data }
-    onProblem(name, read)
-    return { name, data: undefined }
-  }
-  const layers: Layer[] = [{ name: 'base', data: site.base }, stored('global', undefined)]
-  if (site.scope !== undefined) layers.push(stored('scope', site.scope))
+  const layers: Layer[] = [{ name: 'base', data: site.base }, storedLayer(doc, site, 'global', undefined, onProblem)]
+  if (site.scope !== undefined) layers.push(storedLayer(doc, site, 'scope', site.scope, onProblem))
   return layers
+}
+
+/** One stored section of {@link layersAt} as its layer; a malformed one is told to `onProblem` and holds nothing. */
+function storedLayer(doc: SectionSource, site: LayerSite, name: 'global' | 'scope', scope: string | undefined, onProblem: (layer: Layer['name'], problem: string) => void): Layer {
+  const raw = sectionLayerData(sectionFrom(doc, site.ns, scope))
+  const read = storedSectionProblem(raw) ?? site.read?.(raw) ?? { data: raw }
+  if (typeof read !== 'string') return { name, data: read.data }
+  onProblem(name, read)
+  return { name, data: undefined }
 }
 
 /** The layers strictly below `name`: what a field would read if that layer held nothing. */

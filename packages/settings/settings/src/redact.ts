@@ -51,6 +51,20 @@ function matches(value: unknown, branch: AnySchema): boolean {
   }
 }
 
+/** Report all of `value` at `path` as one set secret: no part of the schema can vouch for any of it. */
+function opaque(path: string[], slots: SecretSlot[]): typeof REMOVED {
+  slots.push({ path, set: true })
+  return REMOVED
+}
+
+/**
+ * A secret-bearing schema met a value of another shape: a secret as a whole where the value
+ * resolved through that schema (fail closed), else not that schema's to judge.
+ */
+function misfit(value: unknown, path: string[], slots: SecretSlot[], resolved: boolean): unknown {
+  return resolved ? opaque(path, slots) : value
+}
+
 /** Whether `value` is a container a former union branch could have left keys or items in. */
 function isContainer(value: unknown): boolean {
   return isPlainObject(value) || Array.isArray(value)
@@ -155,11 +169,9 @@ export function createRedactor(schema: AnySchema): Redactor {
       }
       return value
     }
-    const opaque = () => (slots.push({ path, set: true }), REMOVED)
-    const misfit = () => (resolved ? opaque() : value)
     switch (node.type) {
       case 'object': {
-        if (!isPlainObject(value)) return misfit()
+        if (!isPlainObject(value)) return misfit(value, path, slots, resolved)
         const dict = node.dict ?? {}
         const result: Record<string, unknown> = { ...value }
         for (const key of Object.keys(dict)) {
@@ -170,7 +182,7 @@ export function createRedactor(schema: AnySchema): Redactor {
         return result
       }
       case 'dict': {
-        if (!isPlainObject(value) || !node.inner) return misfit()
+        if (!isPlainObject(value) || !node.inner) return misfit(value, path, slots, resolved)
         const result: Record<string, unknown> = {}
         for (const key of Object.keys(value)) {
           const child = walk(value[key], node.inner, [...path, key], slots, resolved)
@@ -180,7 +192,7 @@ export function createRedactor(schema: AnySchema): Redactor {
       }
       case 'array':
       case 'tuple': {
-        if (!Array.isArray(value)) return misfit()
+        if (!Array.isArray(value)) return misfit(value, path, slots, resolved)
         return value.map((item, index) => {
           const itemSchema = node.type === 'array' ? node.inner : node.list?.[index]
           if (!itemSchema) return item
@@ -192,7 +204,7 @@ export function createRedactor(schema: AnySchema): Redactor {
         const branches = node.list ?? []
         if (!resolved) return redactLeftovers(value, branches, path, slots)
         const branch = branches.find((candidate) => matches(value, candidate))
-        if (!branch) return opaque()
+        if (!branch) return opaque(path, slots)
         const result = walk(value, branch, path, slots, true)
         return result === REMOVED ? REMOVED : redactLeftovers(result, branches.filter((other) => other !== branch), path, slots)
       }
@@ -205,10 +217,10 @@ export function createRedactor(schema: AnySchema): Redactor {
         return result
       }
       case 'transform':
-        return node.inner ? walk(value, node.inner, path, slots, resolved) : opaque()
+        return node.inner ? walk(value, node.inner, path, slots, resolved) : opaque(path, slots)
       default:
         // A secret-bearing schema this walk does not know: it cannot prove any part safe.
-        return opaque()
+        return opaque(path, slots)
     }
   }
 

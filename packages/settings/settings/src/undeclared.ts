@@ -58,31 +58,26 @@ function walk(value: unknown, input: AnySchema, path: string[], found: Finding[]
   // A scalar holds no key: whatever the schema says of it, there is nothing to find (or to vouch for) inside.
   if (!isContainer(value)) return undefined
   const node = unlazy(input)
-  const below = (child: unknown, schema: AnySchema, key: string) => {
-    path.push(key)
-    if (walk(child, schema, path, found) === MISFIT) found.push({ path: [...path], inside: true })
-    path.pop()
-  }
   switch (node.type) {
     case 'object': {
       if (!isPlainObject(value)) return MISFIT
       const dict = node.dict ?? {}
       for (const key of Object.keys(value)) {
-        if (Object.hasOwn(dict, key)) below(value[key], dict[key]!, key)
+        if (Object.hasOwn(dict, key)) below(value[key], dict[key]!, key, path, found)
         else found.push({ path: [...path, key] })
       }
       return undefined
     }
     case 'dict':
       if (!isPlainObject(value)) return MISFIT
-      if (node.inner) for (const key of Object.keys(value)) below(value[key], node.inner, key)
+      if (node.inner) for (const key of Object.keys(value)) below(value[key], node.inner, key, path, found)
       return undefined
     case 'array':
     case 'tuple':
       if (!Array.isArray(value)) return MISFIT
       for (let index = 0; index < value.length; index++) {
         const item = node.type === 'array' ? node.inner : node.list?.[index]
-        if (item) below(value[index], item, String(index))
+        if (item) below(value[index], item, String(index), path, found)
         else if (node.type === 'tuple') found.push({ path: [...path, String(index)] })
       }
       return undefined
@@ -113,6 +108,13 @@ function walk(value: unknown, input: AnySchema, path: string[], found: Finding[]
       // the value is declared whole, and opaque.
       return undefined
   }
+}
+
+/** {@link walk} one level down, at `key`: a child of another shape than its schema leaves its contents undeclared. */
+function below(child: unknown, schema: AnySchema, key: string, path: string[], found: Finding[]): void {
+  path.push(key)
+  if (walk(child, schema, path, found) === MISFIT) found.push({ path: [...path], inside: true })
+  path.pop()
 }
 
 /**
