@@ -16,6 +16,9 @@ export function valueAt(document: Record<string, any>, id: string): number | und
   return typeof value === 'number' ? value : undefined
 }
 
+/** Looks in a row (1 ms apart) that must find the document missing with nothing set aside before a read fails. */
+export const UNEXPLAINED_LOOKS = 3
+
 /** The continuous reader; see the module comment. */
 export class DocumentMonitor {
   reads = 0
@@ -67,21 +70,24 @@ export class DocumentMonitor {
 
   /**
    * One read as a careful program does it: a document missing while a writer has it set aside (the microseconds
-   * of its replace, or until the next writer when that writer was killed then) is read again once it is back.
-   * Missing with nothing set aside is a failure.
+   * of its replace, longer when that writer is preempted, or until the next writer when it was killed then) is
+   * read again once it is back. A read and a look at the folder are two calls, and a replace can end between
+   * them: missing with nothing set aside is a failure only when {@link UNEXPLAINED_LOOKS} looks in a row find it so.
    */
   private async read(): Promise<string | undefined> {
-    for (let waited = false; ; waited = true) {
+    let waited = false
+    let unexplained = 0
+    for (;;) {
       try {
         const text = await readFile(this.file, 'utf8')
         if (waited) this.asideWaits++
         return text
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-        const aside = asideState(dirname(this.file), basename(this.file))
-        // Read once more before judging: the replace may have ended between the read and the look.
-        if (aside === 'none' && waited) throw error
+        unexplained = asideState(dirname(this.file), basename(this.file)) === 'none' ? unexplained + 1 : 0
+        if (unexplained >= UNEXPLAINED_LOOKS) throw error
         if (!this.running) return undefined
+        waited = true
         await sleep(1)
       }
     }

@@ -463,11 +463,18 @@ export class FileSettingsProvider extends SettingsProvider {
    */
   private async readPresent(path: string): Promise<FileVersion> {
     const giveUp = Date.now() + this.options.lockTimeoutMs
+    let unexplained = 0
     for (let round = 0; ; round++) {
       const version = await readVersion(path, this.readOptions)
       if (version !== ABSENT || Date.now() >= giveUp || this.closed) return version
       const aside = asideState(dirname(path), basename(path), this.facts)
-      if (aside === 'none') return version
+      // A replace can end between the read and the look at the folder: missing with nothing aside counts once a
+      // second read right after says so too.
+      if (aside === 'none') {
+        if (++unexplained >= 2) return version
+        continue
+      }
+      unexplained = 0
       if (aside === 'gone') await this.locked((_lock, target) => this.sweep(target))
       else await sleep(Math.min(2 ** round, 16))
     }

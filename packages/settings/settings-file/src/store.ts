@@ -14,3 +14,5 @@ export { currentOwner, hostFacts, isOwnerGone, parseOwner, type HostFacts } from
  * set aside), and tell whether a writer has the document set aside right now.
  */
 export { asideState, sweepLeftovers, type Swept } from './leftovers.ts'
+/** The hidden names a writer gives its temp files and the document it sets aside, which sweeps and readers recognize. */
+export { asideName, tempName } from './leftovers.ts'
