@@ -50,7 +50,7 @@ export function asideName(temp: string): string {
 const TEMP = /^\.(.+)\.([0-9a-f]{8})\.(\d+)\.(\d+|x)\.[0-9a-f]{12}\.(tmp|aside)$/
 const ANONYMOUS_TEMP = /^\.(.+)\.[0-9a-f]{16}\.tmp$/
 
-/** What a sweep removed. */
+/** What a sweep removed, and what it put back. */
 export interface Swept {
   temps: string[]
   claims: string[]
@@ -63,7 +63,9 @@ export interface Swept {
  * `documentBase`, of its lock, of the lock's claims and of its next-turn
  * reservation whose writer is certainly gone, old anonymous temp files, and
  * (only when `holdingLock`) every claim of the lock, which nobody needs while
- * a live writer holds it.
+ * a live writer holds it. Also only when `holdingLock`, the document a dead
+ * writer had set aside (see `replaceIfSame`) goes back to its name when no
+ * file stands there, and is removed as an old version when one does.
  */
 export async function sweepLeftovers(directory: string, documentBase: string, holdingLock: boolean, facts: HostFacts = hostFacts(), alsoOurs: readonly string[] = []): Promise<Swept> {
   const lockBase = `${documentBase}.lock`
@@ -71,7 +73,7 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
     base === documentBase || base === lockBase || base === `${lockBase}.next` || base.startsWith(`${lockBase}.claim-`) || alsoOurs.includes(base)
   const tag = hostTag(facts)
   const swept: Swept = { temps: [], claims: [], restored: [] }
-  // A live writer's names come in numbers (its temps, the asides its tidying has yet to drop): judge each writer once.
+  // One writer may have left several names (temps, a witness link, an aside): judge each writer once.
   const judged = new Map<string, boolean>()
   const gone = (temp: RegExpExecArray) => {
     const key = `${temp[3]}.${temp[4]}`
