@@ -75,12 +75,6 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
   const swept: Swept = { temps: [], claims: [], restored: [] }
   // One writer may have left several names (temps, a witness link, an aside): judge each writer once.
   const judged = new Map<string, boolean>()
-  const gone = (temp: RegExpExecArray) => {
-    const key = `${temp[3]}.${temp[4]}`
-    let answer = judged.get(key)
-    if (answer === undefined) judged.set(key, (answer = isOwnerGone(ownerOf(temp, facts), facts)))
-    return answer
-  }
   // Synchronous: a document's folder holds a handful of names, and this runs on every write.
   let names: string[]
   try {
@@ -91,7 +85,7 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
   for (const name of names) {
     const temp = TEMP.exec(name)
     if (temp && ours(temp[1]!)) {
-      if (temp[2] !== tag || !gone(temp)) continue
+      if (temp[2] !== tag || !writerGone(temp, facts, judged)) continue
       if (temp[5] === 'aside') {
         // The document a dead writer had set aside: only the lock's holder may judge it (nobody else sets one aside meanwhile).
         if (!holdingLock || temp[1] !== documentBase) continue
@@ -115,11 +109,19 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
   return swept
 }
 
-/** The writer a temp name (matched by {@link TEMP}) names, on this host. */
-function ownerOf(temp: RegExpExecArray, facts: HostFacts): LockOwner {
-  const owner: LockOwner = { pid: Number(temp[3]), ...facts, ...(temp[4] === 'x' ? {} : { startTime: temp[4]! }) }
-  delete owner.boot // the tag already matched this boot (and this pid namespace)
-  return owner
+/**
+ * Whether the writer a temp name of this host (matched by {@link TEMP}) names is certainly gone; `judged`
+ * keeps the answers by pid and start time, so a writer with several names is judged once.
+ */
+function writerGone(temp: RegExpExecArray, facts: HostFacts, judged = new Map<string, boolean>()): boolean {
+  const key = `${temp[3]}.${temp[4]}`
+  let answer = judged.get(key)
+  if (answer === undefined) {
+    const owner: LockOwner = { pid: Number(temp[3]), ...facts, ...(temp[4] === 'x' ? {} : { startTime: temp[4]! }) }
+    delete owner.boot // the tag already matched this boot (and this pid namespace)
+    judged.set(key, (answer = isOwnerGone(owner, facts)))
+  }
+  return answer
 }
 
 /**
@@ -141,7 +143,7 @@ export function asideState(directory: string, documentBase: string, facts: HostF
     const temp = TEMP.exec(name)
     if (!temp || temp[5] !== 'aside' || temp[1] !== documentBase) continue
     // Another host's writer cannot be judged from here: it counts as running.
-    if (temp[2] !== tag || !isOwnerGone(ownerOf(temp, facts), facts)) return 'live'
+    if (temp[2] !== tag || !writerGone(temp, facts)) return 'live'
     state = 'gone'
   }
   return state

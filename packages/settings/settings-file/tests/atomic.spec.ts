@@ -54,6 +54,14 @@ afterEach(async () => {
 const mode = async (path: string) => (await stat(path)).mode & 0o777
 const temps = async (directory: string) => (await readdir(directory)).filter((name) => name.endsWith('.tmp') || name.endsWith('.aside'))
 
+/** A document read (`read: 1`, its inode) and the temp file of the version meant to replace it (`ours: 1`). */
+async function readThenTemp(): Promise<{ file: string; read: bigint; temp: string }> {
+  const file = join(dir, 'settings.yaml')
+  await writeFile(file, 'read: 1\n')
+  const read = (await stat(file, { bigint: true })).ino
+  return { file, read, temp: await writeTemp(file, 'ours: 1\n') }
+}
+
 /**
  * Run `during` inside the next `replaceIfSame`, while the document is set aside: just before the link of
  * the new version (the replace links through the module object). Restored after that one call.
@@ -149,10 +157,7 @@ describe('writeFileAtomic', () => {
   })
 
   it('never overwrites a rename save that lands while the document is set aside: the link is refused and the save stands', async () => {
-    const file = join(dir, 'settings.yaml')
-    await writeFile(file, 'read: 1\n')
-    const read = (await stat(file, { bigint: true })).ino
-    const temp = await writeTemp(file, 'ours: 1\n')
+    const { file, read, temp } = await readThenTemp()
     let missing = false
     whileAside(() => {
       // The document is aside (no file at its name) when an editor's rename save lands.
@@ -170,10 +175,7 @@ describe('writeFileAtomic', () => {
   })
 
   it('puts the document back when linking the new version fails for another reason, and says why', async () => {
-    const file = join(dir, 'settings.yaml')
-    await writeFile(file, 'read: 1\n')
-    const read = (await stat(file, { bigint: true })).ino
-    const temp = await writeTemp(file, 'ours: 1\n')
+    const { file, read, temp } = await readThenTemp()
     const refusal = Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' })
     // A file system without hard links refuses every link, the one that would put the document back included.
     const spy = vi.spyOn(fs, 'linkSync').mockImplementation(() => {

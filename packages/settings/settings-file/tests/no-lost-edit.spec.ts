@@ -193,6 +193,15 @@ describe('reloads while the document is set aside', () => {
     expect(scopes.other!.get().n).toBe(7)
   })
 
+  it('wait no longer than a lock wait for a writer that never puts the document back: the host starts, without it', async () => {
+    // A running pid (this process) holds the document aside and never links it back.
+    await rename(file, asideOf(process.pid))
+    const started = Date.now()
+    const scopes = await boot({ lockTimeoutMs: 150 })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150)
+    expect(scopes.mine!.get().n).toBe(0)
+  })
+
   it('put back the document a dead writer left aside, and keep publishing it', async () => {
     const scopes = await boot({ watch: true, debounceMs: 10, recheckMs: 0, settleMs: 20 })
     const seen: number[] = []
