@@ -3,10 +3,13 @@
  * owner handle on the 100-namespace YAML document (file provider,
  * `watch: false`), and one `conf.set('<ns>.counter', value)` on a conf store
  * holding the same 100 sections as JSON. Runs are paired (ours, then conf's,
- * each on the next namespace), after unrecorded warm-up rounds; the figures
- * are medians. conf writes the whole file atomically on every `set`, without
- * a lock, a re-read or a directory fsync, so this is the floor a user would
- * compare us with. Target (issue 12): ours ≤ 2× conf.
+ * each on the next namespace). A first pass writes every namespace once on
+ * both sides (its medians are kept apart in the results, as first writes);
+ * the figures are the medians of the second pass: repeat writes, as a running
+ * host makes them (the core scaling row measures the same way). conf writes
+ * the whole file atomically on every `set`, without a lock, a re-read or a
+ * directory fsync, so this is the floor a user would compare us with.
+ * Target (issue 21): ours ≤ 1.5× conf.
  */
 import Conf from 'conf'
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
@@ -17,8 +20,10 @@ import { bootProvider, buildPluginSchema, mount, namespaces, plainDocument, remo
 import { median, now, summarize } from './stats.ts'
 
 const NAMESPACES = 100
-const WARMUP = 5
-const RUNS = 30
+/** One write to each namespace first, on both sides. */
+const WARMUP = NAMESPACES
+/** Then one more to each: 100 paired samples, so a median does not hang on a few. */
+const RUNS = NAMESPACES
 
 /**
  * The least I/O a write with our guarantees makes, synchronously and with no
@@ -72,6 +77,8 @@ export async function benchSingleVsConf(): Promise<Row[]> {
     const ours: number[] = []
     const theirs: number[] = []
     const least: number[] = []
+    const firstOurs: number[] = []
+    const firstTheirs: number[] = []
     const leastFile = join(dir, 'least.yaml')
     await writeFile(leastFile, yamlDocument(names), { mode: 0o600 })
     mkdirSync(join(dir, 'history'), { recursive: true })
@@ -93,6 +100,9 @@ export async function benchSingleVsConf(): Promise<Row[]> {
         ours.push(oursMs)
         theirs.push(confMs)
         least.push(leastMs)
+      } else {
+        firstOurs.push(oursMs)
+        firstTheirs.push(confMs)
       }
     }
     const oursMedian = median(ours)
@@ -110,7 +120,7 @@ export async function benchSingleVsConf(): Promise<Row[]> {
         // Issue 21's goal (issue 12 asked for 2×).
         target: '≤ 1.5×',
         met: oursMedian / confMedian <= 1.5,
-        detail: { runs: RUNS, ours: summarize(ours), conf: summarize(theirs), oursRuns: ours, confRuns: theirs, warnings: booted.warnings },
+        detail: { runs: RUNS, ours: summarize(ours), conf: summarize(theirs), oursRuns: ours, confRuns: theirs, firstWrites: { ours: summarize(firstOurs), conf: summarize(firstTheirs) }, warnings: booted.warnings },
       },
       {
         id: 'write.guarantees-floor',

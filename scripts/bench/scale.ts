@@ -243,6 +243,7 @@ export async function benchScale(progress: (line: string) => void = () => {}): P
         return small === undefined || large === undefined ? undefined : large / small <= 2
       },
     },
+    { label: 'the same, a namespace\'s first write', compared: 'previous size', format: duration, cell: (run) => cellOf(run, 'core', (result) => result.first), growth: true, target: 'report' },
     { label: 'describe({ redactSecrets: true })', compared: 'previous size', format: duration, cell: (run) => cellOf(run, 'describe'), growth: true, target: 'report' },
     { label: 'JSON.stringify of that describe', compared: 'previous size', format: duration, cell: (run) => cellOf(run, 'json'), growth: true, target: 'report' },
     { label: 'describe JSON size', compared: 'previous size', format: bytesText, cell: (run) => ({ ...cellOf(run, 'json', (result) => (typeof result.info?.jsonBytes === 'number' ? [result.info.jsonBytes] : undefined)), reduced: false }), growth: true, target: 'report' },

@@ -33,11 +33,13 @@ export function realDirectory(directory: string): string {
  * exists (`realpath` gives up on a dangling link). Synchronous: a few
  * `lstat`s and `readlink`s, microseconds each, on every write and reload, so a
  * link retargeted meanwhile is followed at once.
+ * @param folder - `path`'s folder without symlinks, when the caller resolved it moments ago (a second
+ *   look within one write): the document's own links are followed again, its folders are not.
  * @throws {SettingsDocumentError} for a symlink loop (or a chain longer than 40 links).
  */
-export function resolveTarget(path: string): DocumentTarget {
+export function resolveTarget(path: string, folder?: string): DocumentTarget {
   const links: string[] = []
-  let current = join(realDirectory(dirname(resolve(path))), basename(path))
+  let current = join(folder ?? realDirectory(dirname(resolve(path))), basename(path))
   for (;;) {
     const info = lstatSync(current, { throwIfNoEntry: false })
     if (!info?.isSymbolicLink()) return { file: current, links }

@@ -186,6 +186,8 @@ export function trustedOwner(uid: number, document: string, known?: FileOwnerIds
  */
 export function makeFolder(path: string, give: FileOwnerIds | undefined): void {
   const target = resolve(path)
+  // Nearly always there: one `stat`, not a `mkdir` that fails and the `stat` it makes after.
+  if (statSync(target, { throwIfNoEntry: false })?.isDirectory()) return
   const first = mkdirSync(target, { recursive: true, mode: 0o700 })
   if (first === undefined || !give) return
   const top = resolve(first)

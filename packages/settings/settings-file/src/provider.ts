@@ -303,9 +303,12 @@ export class FileSettingsProvider extends SettingsProvider {
     }
   }
 
-  /** Where the document path leads now; a retargeted symlink is followed from here on (the watcher too). */
-  private locate(): DocumentTarget {
-    const target = resolveTarget(this.file)
+  /**
+   * Where the document path leads now; a retargeted symlink is followed from here on (the watcher too).
+   * @param folder - the document's folder without symlinks, resolved moments ago in the same write.
+   */
+  private locate(folder?: string): DocumentTarget {
+    const target = resolveTarget(this.file, folder)
     if (!sameTarget(target, this.target)) {
       this.target = target
       this.watcher?.follow([...target.links, target.file])
@@ -576,9 +579,14 @@ export class FileSettingsProvider extends SettingsProvider {
     this.sweptAt = Date.now()
   }
 
-  /** Stop a store whose document path no longer leads to `target` (its symlink was retargeted). */
+  /**
+   * Stop a store whose document path no longer leads to `target` (its symlink was retargeted). Only the
+   * document's own links are followed again: its folders were resolved when the write took its lock, and a
+   * folder retargeted since leaves this write in the file it locked and read, as if it had come first
+   * (resolving the folders again costs a `readlink` per folder on the way).
+   */
   private checkTarget(target: string): void {
-    if (this.locate().file !== target) throw new Retargeted()
+    if (this.locate(dirname(this.target.links[0] ?? this.target.file)).file !== target) throw new Retargeted()
   }
 
   /**

@@ -214,10 +214,17 @@ export function statVersion(path: string): FileVersion {
  * same signature, and where that could hide a same-tick rewrite, the same text.
  */
 export async function holdsVersion(path: string, seen: FileVersion): Promise<boolean> {
-  const now = statVersion(path)
-  if (!sameSignature(now, seen)) return false
-  if (seen === ABSENT || Date.now() - now.mtimeMs >= TIE_WINDOW_MS) return true
-  return (await readVersion(path)).text === seen.text
+  if (seen === ABSENT || Date.now() - seen.mtimeMs >= TIE_WINDOW_MS) return sameSignature(statVersion(path), seen)
+  // Young enough for a same-tick rewrite: the signature, then the text, through one open file.
+  const fd = openIfPresent(path)
+  if (fd === undefined) return false
+  try {
+    const info = fstatSync(fd, { bigint: true })
+    // A rewrite landing while this reads moves the mtime, which the caller's watch from `seen` then sees.
+    return sameSignature(versionOf(info, undefined), seen) && (await readOpen(fd, info.size)) === seen.text
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /**

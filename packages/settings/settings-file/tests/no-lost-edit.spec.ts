@@ -3,6 +3,7 @@
  * and an editor's save that races a write (by rename, or in place) ends up in the document.
  * Each race is forced at an exact step of the write through the provider's step hook.
  */
+import { execFileSync } from 'node:child_process'
 import { link, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
@@ -116,6 +117,24 @@ describe('an editor saving in place (truncate, then write) while a write runs', 
     expect(await readFile(file, 'utf8')).toContain('# the user keeps notes here')
     // The hand section never went back to its defaults on the way.
     expect(seen).toEqual(['in-place'])
+  })
+
+  it('keeps a same-size save in place that leaves the signature as it was (a rewrite within one clock tick)', async () => {
+    const scopes = await boot()
+    const sameSize = handEdit('fresh')
+    expect(sameSize.length).toBe(START.length)
+    once('keep', async () => {
+      const before = await stat(file, { bigint: true })
+      await editorSaves.inPlace(file, sameSize)
+      // What a rewrite in the same tick of the file system's clock looks like: same inode, size and mtime to the nanosecond.
+      const ns = before.mtimeNs % 1_000_000_000n
+      execFileSync('touch', ['-m', '-d', `@${before.mtimeNs / 1_000_000_000n}.${ns.toString().padStart(9, '0')}`, file])
+      const after = await stat(file, { bigint: true })
+      expect([after.ino, after.size, after.mtimeNs]).toEqual([before.ino, before.size, before.mtimeNs])
+    })
+    await scopes.mine!.update({ n: 2 })
+    expect(await document()).toEqual({ mine: { n: 2 }, hand: { label: 'fresh', token: 's3cret-hand' }, other: { n: 7 } })
+    expect(scopes.hand!.get().label).toBe('fresh')
   })
 
   it('folds in a save that lands in the old file between the last check and the replace', async () => {

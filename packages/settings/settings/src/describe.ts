@@ -97,7 +97,9 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
     : instance
       ? instance.value
       : resolveBestEffort(kind, shown.filter((layer) => layer.name !== 'base'), scope, engine.logger)
-  const inherited = scope === undefined ? undefined : resolveBestEffort(kind, layersBelow(layers, 'scope'), scope, engine.logger)
+  // A scope without a section of its own inherits exactly what its live instance resolved from the same layers.
+  const ownless = instance !== undefined && instance.failing !== true && !waiting && layerData(layers, 'scope') === undefined
+  const inherited = scope === undefined ? undefined : ownless ? value : resolveBestEffort(kind, layersBelow(layers, 'scope'), scope, engine.logger)
   const undeclared = undeclaredByLayer(kind, layers)
 
   const descriptor: SettingsDescriptor = {
@@ -124,10 +126,14 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   // Secrets out, then whatever the schema does not declare (a renamed secret field left behind, say): its paths are in
   // `undeclared`. A layer's own are known already; a resolved value (merged, through the schema) is walked afresh.
   const redacted = redactor.redact(value)
-  descriptor.value = withoutPaths(redacted.value, redactor.undeclared(value))
+  const valueUndeclared = redactor.undeclared(value)
+  descriptor.value = withoutPaths(redacted.value, valueUndeclared)
   if (descriptor.base !== undefined) descriptor.base = safeCopy(redactor, descriptor.base, undeclared.get('base'))
   if (descriptor.user !== undefined) descriptor.user = safeCopy(redactor, descriptor.user, undeclared.get(own))
-  if (scope !== undefined) descriptor.inherited = safeCopy(redactor, inherited)
+  // The same value redacts the same way: shared when frozen, else copied (a caller may change one descriptor field).
+  if (scope !== undefined) {
+    descriptor.inherited = inherited === value && Object.isFrozen(descriptor.value) ? descriptor.value : safeCopy(redactor, inherited, inherited === value ? valueUndeclared : undefined)
+  }
   descriptor.secrets = redacted.slots.map((slot): RedactedSecret => {
     const secret: RedactedSecret = { path: slot.path, set: slot.set }
     if (!slot.set) return secret

@@ -61,6 +61,16 @@ describe('describe and a stored section that is not in effect', () => {
     expect(global!.user).toEqual({ limit: 4 })
   })
 
+  it('shows, for a scoped instance kept at its last good value, what the layers below resolve to now as inherited', async () => {
+    h = await boot({ document: { search: { limit: 3 } } })
+    await h.mountInScope('preset/a', (ctx) => ctx.settings.register('search', schema))
+    await h.provider.edit({ search: { limit: 'x' } as never })
+    const [scoped] = h.provider.describe({ scope: 'preset/a' })
+    // The instance keeps limit 3; without the refused global section, the layers below the scope give the default.
+    expect(scoped!.value).toMatchObject({ limit: 3 })
+    expect(scoped!.inherited).toMatchObject({ limit: 10 })
+  })
+
   it('clears the problem once the section is replaced', async () => {
     h = await boot()
     await h.mount((ctx) => ctx.settings.register('search', schema))

@@ -73,6 +73,20 @@ describe('describe', () => {
     expect(JSON.stringify(scoped!.inherited)).not.toContain('sk-')
   })
 
+  it('gives a scope with no section of its own its value as inherited: redacted alike, and a copy apart from value', async () => {
+    h = await boot({ document: { one: { name: 'global', apiKey: 'sk-GLOBAL' } } })
+    await h.mountInScope('preset/a', (ctx) => ctx.settings.register('one', schema()))
+    const [plain] = h.provider.describe({ scope: 'preset/a' })
+    expect(plain!.inherited).toEqual(plain!.value)
+    const [scoped] = h.provider.describe({ redactSecrets: true, scope: 'preset/a' })
+    expect(scoped!.inherited).toEqual(scoped!.value)
+    expect(scoped!.value).toMatchObject({ name: 'global' })
+    expect(JSON.stringify(scoped)).not.toContain('sk-GLOBAL')
+    // A caller that edits one field of its descriptor leaves the other as it was.
+    ;(scoped!.value as { name: string }).name = 'changed'
+    expect(scoped!.inherited).toMatchObject({ name: 'global' })
+  })
+
   it('enumerates unset object-property slots for a descriptor with neither base nor user layer', async () => {
     h = await boot()
     await h.mount((ctx) => ctx.settings.register('two', Schema.object({ key: Schema.string().role('secret'), plain: Schema.string() })))
