@@ -1,7 +1,7 @@
 import fs, { closeSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { asideName, tempName } from './leftovers.ts'
+import { asideName, putAsideBack, removeName, tempName } from './leftovers.ts'
 import { currentOwner, type LockOwner } from './owner.ts'
 
 /** How a replacement file is made: its mode and owner (those of the file it replaces), and its writer. */
@@ -186,27 +186,9 @@ function linkIfFree(from: string, to: string): boolean {
   }
 }
 
-/**
- * Return a file set aside to `file`, unless a newer save took the name
- * meanwhile: that save would have replaced it anyway. Either way the aside name
- * is gone.
- */
+/** Return a file set aside to `file`; when a newer save took the name meanwhile, that save stays and the aside goes. */
 function putBack(aside: string, file: string): void {
-  try {
-    linkIfFree(aside, file)
-  } catch {
-    // No link here (an I/O error, a file system without links): a rename puts it back all the same.
-    renameSync(aside, file)
-    return
-  }
-  removeName(aside)
-}
-
-/** Remove a name of a file that another name still holds: a failure leaves only a hidden leftover, swept once its writer is gone. */
-function removeName(path: string): void {
-  try {
-    fs.unlinkSync(path)
-  } catch {}
+  if (!putAsideBack(aside, file)) removeName(aside)
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { linkSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs'
+import fs, { readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { hostFacts, isOwnerGone, type HostFacts, type LockOwner } from './owner.ts'
 import { randomHex } from './random.ts'
@@ -89,22 +89,27 @@ export async function sweepLeftovers(directory: string, documentBase: string, ho
       if (temp[5] === 'aside') {
         // The document a dead writer had set aside: only the lock's holder may judge it (nobody else sets one aside meanwhile).
         if (!holdingLock || temp[1] !== documentBase) continue
-        const restored = restore(join(directory, name), join(directory, documentBase))
-        if (restored) swept.restored.push(name)
+        let back: boolean
+        try {
+          back = putAsideBack(join(directory, name), join(directory, documentBase))
+        } catch {
+          continue // neither a link nor a rename could put it back: it stays aside
+        }
+        if (back) swept.restored.push(name)
         // A file stands at the name already (the writer died after placing its own, or a save came later): the aside is an old version.
-        else if (restored === false && remove(join(directory, name))) swept.temps.push(name)
+        else if (removeName(join(directory, name))) swept.temps.push(name)
         continue
       }
-      if (remove(join(directory, name))) swept.temps.push(name)
+      if (removeName(join(directory, name))) swept.temps.push(name)
       continue
     }
     const anonymous = ANONYMOUS_TEMP.exec(name)
     if (anonymous && ours(anonymous[1]!)) {
       const info = statSync(join(directory, name), { throwIfNoEntry: false })
-      if (info && Date.now() - info.mtimeMs > ANONYMOUS_TEMP_MAX_AGE_MS && remove(join(directory, name))) swept.temps.push(name)
+      if (info && Date.now() - info.mtimeMs > ANONYMOUS_TEMP_MAX_AGE_MS && removeName(join(directory, name))) swept.temps.push(name)
       continue
     }
-    if (holdingLock && name.startsWith(`${lockBase}.claim-`) && remove(join(directory, name))) swept.claims.push(name)
+    if (holdingLock && name.startsWith(`${lockBase}.claim-`) && removeName(join(directory, name))) swept.claims.push(name)
   }
   return swept
 }
@@ -150,27 +155,28 @@ export function asideState(directory: string, documentBase: string, facts: HostF
 }
 
 /**
- * Put a set-aside document back at its name if none stands there.
- * @returns true when it went back, false when a file stands at the name, undefined when neither could be done (it stays aside).
+ * Return a document set aside (see `replaceIfSame`) to its name `file`, unless
+ * a file stands there already: a later save took the name, or the writer placed
+ * its own version, and the aside is an old version the caller drops. Link and
+ * rename go through the module object, so a test can refuse them.
+ * @returns true when it went back (the aside name is gone), false when a file stands at `file` (the aside stays).
+ * @throws when neither a link nor a rename can put it back (it stays aside).
  */
-function restore(aside: string, file: string): boolean | undefined {
+export function putAsideBack(aside: string, file: string): boolean {
   try {
-    linkSync(aside, file)
+    fs.linkSync(aside, file)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-    try {
-      // No link here (a file system without them): nothing stands at the name, so a rename puts it back as well.
-      renameSync(aside, file)
-      return true
-    } catch {
-      return undefined
-    }
+    // No link here (an I/O error, a file system without links): nothing stands at the name, so a rename puts it back.
+    fs.renameSync(aside, file)
+    return true
   }
-  remove(aside)
+  removeName(aside)
   return true
 }
 
-function remove(path: string): boolean {
+/** Remove one name, quietly: a failure leaves only a hidden leftover, swept once its writer is gone. */
+export function removeName(path: string): boolean {
   try {
     unlinkSync(path)
     return true

@@ -478,8 +478,13 @@ export class FileSettingsProvider extends SettingsProvider {
         continue
       }
       unexplained = 0
-      if (aside === 'gone') await this.locked((_lock, target) => this.sweep(target))
-      else await sleep(Math.min(2 ** round, 16))
+      if (aside === 'gone') {
+        const asked = Date.now()
+        // Taking a dead owner's lock over sweeps already; otherwise the holder sweeps here.
+        await this.locked(async (_lock, target) => {
+          if (this.sweptAt < asked) await this.sweep(target)
+        })
+      } else await sleep(Math.min(2 ** round, 16))
     }
   }
 

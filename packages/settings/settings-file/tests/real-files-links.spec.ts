@@ -155,6 +155,28 @@ describe('a symlink to an existing file', () => {
     expect(readdirSync(second)).toEqual(['settings.yaml'])
   })
 
+  it('starts a write over at the new file when the link is retargeted between its lock and its replace', async () => {
+    const { first, second, document } = await twoFolders('web-search:\n  limit: 1\n', '# second\nweb-search:\n  engine: google\n')
+    let retargets = 0
+    class Retargeting extends FileSettingsProvider {
+      protected override async step(step: FileStep): Promise<void> {
+        // Once, right before the replace: the write has read and written its temp file beside the first target.
+        if (step !== 'rename' || retargets++ > 0) return
+        await symlink(join(second, 'settings.yaml'), join(fx.dir, 'next-link'))
+        await rename(join(fx.dir, 'next-link'), document)
+      }
+    }
+    fx.harness = await bootFile({ path: document, watch: false, editorSchema: false }, Retargeting)
+    const search = await register(fx.harness)
+    await search.update({ limit: 2 })
+    expect(retargets).toBeGreaterThan(1)
+    expect(await readFile(join(second, 'settings.yaml'), 'utf8')).toBe('# second\nweb-search:\n  engine: google\n  limit: 2\n')
+    expect(await readFile(join(first, 'settings.yaml'), 'utf8')).toBe('web-search:\n  limit: 1\n')
+    expect(search.get()).toMatchObject({ engine: 'google', limit: 2 })
+    expect(writerFiles(first)).toEqual([])
+    expect(writerFiles(second)).toEqual([])
+  })
+
   it('follows a retargeted link while running: the watcher publishes the new file, then its edits, and no longer the old file', async () => {
     const { first, second, document } = await twoFolders('web-search:\n  limit: 1\n', 'web-search:\n  limit: 20\n')
     // No periodic re-check: only the watcher's events can tell.
