@@ -22,6 +22,7 @@ import { markdownTable } from './format.ts'
 import { readCommandLine } from '../lib/command-line.ts'
 import { removeAllTemps, type Row } from './harness.ts'
 import { benchPacedBurst } from './paced.ts'
+import { benchPage } from './page.ts'
 import { benchPostgres } from './postgres.ts'
 import { benchReads } from './reads.ts'
 import { benchScale, type ScaleGrid } from './scale.ts'
@@ -34,8 +35,9 @@ const RESULTS = fileURLToPath(new URL('../../bench-results.json', import.meta.ur
 
 const USAGE = `usage: pnpm bench [--scale]
 
-Measure the settings seam, the file provider, the wire and PostgreSQL against
-their targets; print a table and write bench-results.json at the repository root.
+Measure the settings seam, the file provider, the wire, PostgreSQL and the
+settings page (in chromium, when it is installed) against their targets; print
+a table and write bench-results.json at the repository root.
 
   --scale     add the scaling grids (10 to 10,000 namespaces, 1 KB to 10 MB sections)
   -h, --help  print this help and run nothing
@@ -53,6 +55,7 @@ const measurements: [string, () => Promise<Row[]>][] = [
   ['describe + heap (child with --expose-gc)', benchDescribe],
   ['wire (deployment + client process)', benchWire],
   ['postgres', benchPostgres],
+  ['settings page in chromium (10, 100, 1,000 namespaces)', benchPage],
 ]
 
 function figure(value: number | undefined, unit: string, lowerBound = false): string {

@@ -1,17 +1,24 @@
 /**
- * What a consumer does with our packages: the packed tarballs installed by
- * npm (third-party dependencies from the registry) into a fresh ESM project
- * with its own `cordis.yml`, then `npx dsh settings check`, `npx dsh settings
- * set` (through the provider, then through the running host) and `npx dsh
- * start`, which serves the settings page at `/` with no `static` setting.
+ * What a consumer does with our packages: exactly the install commands of
+ * `docs/settings.md` ("Installing", then "Plugins in TypeScript"), our packages
+ * given as their packed tarballs and the rest fetched by npm from the
+ * registry, into a fresh ESM project with its own `cordis.yml`; then `npx dsh
+ * settings check`, `npx dsh settings set` (through the provider, then through
+ * the running host) and `npx dsh start`, which serves the settings page at `/`
+ * with no `static` setting; and the TypeScript section's plugin, type-checked
+ * with its tsconfig against the packed declarations and loaded by `dsh`
+ * through the project's tsx.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { docBlocks } from '../docs/blocks.ts'
+import { blockCommands, normalizeOutput, outputMismatch } from '../docs/compare.ts'
+import { documentedInstalls, INSTALL_SECTION, specName, TYPESCRIPT_SECTION, type InstallCommand } from '../docs/install.ts'
 import { TempDirs } from '../lib/temp-dirs.ts'
-import { buildPackages, packPackage, runCommand, type RunResult } from './packing.ts'
-import { publishedPackages, readJson, ROOT, type Manifest } from './workspace.ts'
+import { buildPackages, packPackage, runCommand, type Packed, type RunResult } from './packing.ts'
+import { publishedPackages, readJson, REPOSITORY_URL, ROOT, type Manifest } from './workspace.ts'
 
 const PLUGIN = `import Schema from 'schemastery'
 export const name = 'demo'
@@ -38,9 +45,34 @@ const DEPLOYMENT = `plugins:
 
 const SECRET = 'consumer-secret-4b1d'
 
+/** The install commands the docs give a deployment, in order. */
+const INSTALLS: InstallCommand[] = [...documentedInstalls(INSTALL_SECTION), ...documentedInstalls(TYPESCRIPT_SECTION)]
+
+/** The blocks of the docs' TypeScript section. */
+const typescriptBlocks = () => docBlocks(readFileSync(join(ROOT, 'docs', 'settings.md'), 'utf8'), 'docs/settings.md').filter((block) => block.section === TYPESCRIPT_SECTION)
+
+/**
+ * Our packages a deployment of `names` needs: each one's dependencies and
+ * required peers among our packages, transitively (optional peers left out).
+ */
+function closure(names: readonly string[], packed: readonly Packed[]): Set<string> {
+  const byName = new Map(packed.map((entry) => [entry.manifest.name, entry.manifest]))
+  const needed = new Set<string>()
+  const visit = (name: string) => {
+    const manifest = byName.get(name)
+    if (!manifest || needed.has(name)) return
+    needed.add(name)
+    const optional = (manifest as Manifest & { peerDependenciesMeta?: Record<string, { optional?: boolean }> }).peerDependenciesMeta ?? {}
+    for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })) if (!optional[dependency]?.optional) visit(dependency)
+  }
+  for (const name of names) visit(name)
+  return needed
+}
+
 describe('a consumer project installed from the packed tarballs', () => {
   const temp = new TempDirs('dsh-consumer')
   let app: string
+  let packed: Packed[] = []
 
   /** `npx dsh <args>` in the consumer project, with npm's own environment. */
   const npx = (...args: string[]): Promise<RunResult> => runCommand('npx', ['--no-install', 'dsh', ...args], app, { ...process.env, NODE_OPTIONS: '' })
@@ -49,21 +81,35 @@ describe('a consumer project installed from the packed tarballs', () => {
     const build = await buildPackages()
     if (!build.ok) throw new Error(`tsc -b failed:\n${build.stdout}\n${build.stderr}`)
     const root = temp.create('project')
-    const packed = await Promise.all(publishedPackages().map((pkg) => packPackage(pkg, join(root, 'tarballs'), join(root, 'extracted'))))
+    packed = await Promise.all(publishedPackages().map((pkg) => packPackage(pkg, join(root, 'tarballs'), join(root, 'extracted'))))
+    const tarballs = new Map(packed.map((entry) => [entry.manifest.name, entry.tarball]))
     app = join(root, 'app')
-    const cordis = readJson<Manifest>(join(ROOT, 'node_modules', 'cordis', 'package.json')).version
-    const schemastery = readJson<Manifest>(join(ROOT, 'node_modules', 'schemastery', 'package.json')).version
-    const dependencies: Record<string, string> = { cordis, schemastery }
-    for (const entry of packed) dependencies[entry.manifest.name] = `file:${entry.tarball}`
-    await runCommand('mkdir', ['-p', app], root)
-    writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'dsh-consumer', private: true, type: 'module', dependencies }, null, 2)}\n`)
+    mkdirSync(app, { recursive: true })
+    writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'dsh-consumer', private: true, type: 'module' }, null, 2)}\n`)
     writeFileSync(join(app, 'plugin.mjs'), PLUGIN)
     writeFileSync(join(app, 'cordis.yml'), DEPLOYMENT)
-    const installed = await runCommand('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], app)
-    if (!installed.ok) throw new Error(`npm install failed:\n${installed.stdout}\n${installed.stderr}`)
-  }, 300_000)
+    // The documented commands as a user runs them, each of our names given as its tarball (they are not on the registry).
+    for (const install of INSTALLS) {
+      const args = install.specs.map((spec) => tarballs.get(specName(spec)) ?? spec)
+      const installed = await runCommand('npm', ['install', ...(install.dev ? ['--save-dev'] : []), '--no-audit', '--no-fund', '--loglevel=error', ...args], app)
+      if (!installed.ok) throw new Error(`npm install ${install.specs.join(' ')} failed:\n${installed.stdout}\n${installed.stderr}`)
+    }
+  }, 600_000)
 
   afterAll(() => temp.removeAll())
+
+  it('installs every package of ours from its tarball, and the documented list is what the deployment needs', () => {
+    const listed = INSTALLS.filter((install) => !install.dev).flatMap((install) => install.packages)
+    const ours = listed.filter((name) => packed.some((entry) => entry.manifest.name === name))
+    for (const name of ours) {
+      const manifest = readJson<Manifest>(join(app, 'node_modules', name, 'package.json'))
+      expect({ name, repository: manifest.repository?.url, version: manifest.version }).toEqual({ name, repository: REPOSITORY_URL, version: packed.find((entry) => entry.manifest.name === name)!.manifest.version })
+    }
+    // The plugins the deployment names, the page and the command, and all of ours they need: no more, no fewer.
+    const named = ['dsh', 'dsh-settings-file', 'dsh-remote', 'dsh-settings-controller', 'dsh-settings-page-assets']
+    expect(new Set(ours)).toEqual(closure(named, packed))
+    expect(listed.filter((name) => !ours.includes(name)).sort()).toEqual(['cordis', 'schemastery'])
+  })
 
   it('has a dsh executable that prints its usage', async () => {
     const help = await npx('--help')
@@ -125,5 +171,22 @@ describe('a consumer project installed from the packed tarballs', () => {
       if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
     }
     expect(existsSync(join(app, '.dsh', 'remote-host.json'))).toBe(false)
+  })
+
+  it('type-checks the TypeScript section against the packed declarations, and dsh runs its plugin through the project’s tsx', { timeout: 120_000 }, async () => {
+    const dir = join(app, 'typescript')
+    mkdirSync(dir, { recursive: true })
+    const blocks = typescriptBlocks()
+    for (const block of blocks.filter((candidate) => candidate.name)) writeFileSync(join(dir, block.name!), `${block.body}\n`)
+    expect(existsSync(join(dir, 'tsconfig.json')) && existsSync(join(dir, 'cordis.yml'))).toBe(true)
+    const env = { ...process.env, NODE_OPTIONS: '' }
+    const commands = blocks.filter((block) => block.lang === 'console').flatMap(blockCommands)
+    expect(commands.map((command) => command.line)).toEqual(['npx tsc', 'npx dsh settings get greeter'])
+    for (const command of commands) {
+      const [, ...args] = command.line.split(' ')
+      const result = await runCommand('npx', ['--no-install', ...args], dir, env)
+      expect(result.ok, `${command.line}\n${result.stdout}\n${result.stderr}`).toBe(true)
+      if (command.expected) expect(outputMismatch(command.expected, normalizeOutput(result.stdout))).toBeUndefined()
+    }
   })
 })

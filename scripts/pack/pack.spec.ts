@@ -91,6 +91,17 @@ describe('package manifests', () => {
     expect(ignored.sort()).toEqual([...paths].sort())
   })
 
+  it('no workspace package depends on itself through others, in any dependency field (pnpm install warns of such a cycle)', () => {
+    const edges = new Map(all.map((pkg) => [pkg.manifest.name, DEPENDENCY_FIELDS.flatMap((field) => Object.keys(pkg.manifest[field] ?? {})).filter(isWorkspaceName)]))
+    const cycles: string[] = []
+    const visit = (name: string, path: string[]) => {
+      if (path.includes(name)) return void cycles.push([...path.slice(path.indexOf(name)), name].join(' -> '))
+      for (const next of edges.get(name) ?? []) visit(next, [...path, name])
+    }
+    for (const name of edges.keys()) visit(name, [])
+    expect([...new Set(cycles)]).toEqual([])
+  })
+
   it.each(byDir(all))('%s: engines, license, repository and keywords', (dir, pkg) => {
     const { manifest } = pkg
     expect(manifest.engines).toEqual({ node: '>=20' })

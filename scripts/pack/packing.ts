@@ -6,7 +6,7 @@
  * third-party packages the workspace install already holds.
  */
 import { execFile } from 'node:child_process'
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { installedDependency, listFiles, readJson, ROOT, type Manifest, type WorkspacePackage } from './workspace.ts'
@@ -31,13 +31,55 @@ export async function runCommand(file: string, args: string[], cwd: string, env:
   }
 }
 
+/** Whether the process that holds the build lock at `lock` is gone (or never wrote its pid). */
+function lockHolderGone(lock: string): boolean {
+  let pid: number
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'))
+  } catch {
+    // Made but no pid yet: its maker is writing it, unless that was long ago.
+    return Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0) > 10_000
+  }
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH'
+  }
+}
+
+/** Run `task` while holding a lock shared by every process of this checkout (a folder made exclusively). */
+async function withBuildLock<T>(task: () => Promise<T>): Promise<T> {
+  const lock = join(ROOT, 'node_modules', '.cache', 'dsh-build.lock')
+  mkdirSync(dirname(lock), { recursive: true })
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      writeFileSync(join(lock, 'pid'), String(process.pid))
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      if (statSync(lock, { throwIfNoEntry: false }) && lockHolderGone(lock)) rmSync(lock, { recursive: true, force: true })
+      else await new Promise((done) => setTimeout(done, 200))
+    }
+  }
+  try {
+    return await task()
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
 /**
  * `tsc -b` over the root project references: the packages' part of `pnpm build`
  * (the settings page's assets are no package's). Incremental, so a fresh dist
- * costs a few seconds; it writes in place and never removes a dist.
+ * costs a few seconds; it writes in place and never removes a dist. Test files
+ * that build run at once under `pnpm test`: they take turns, so no build
+ * rewrites a dist another one is already running (the later ones find it fresh
+ * and write nothing).
  */
 export function buildPackages(): Promise<RunResult> {
-  return runCommand(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b'], ROOT)
+  return withBuildLock(() => runCommand(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b'], ROOT))
 }
 
 /** One packed package. */

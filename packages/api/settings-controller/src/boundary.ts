@@ -1,3 +1,4 @@
+import { settingsNamespace, type SettingsNamespace } from 'dsh-settings'
 import { invalid } from './errors.ts'
 
 /**
@@ -18,6 +19,28 @@ export const PRESET_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/
  */
 export function absent<T>(value: T | null | undefined): T | undefined {
   return value === null ? undefined : value
+}
+
+/**
+ * The most namespaces one `describe` may name. A page refreshing more than
+ * this at once asks for every namespace instead (no filter), which costs the same.
+ */
+export const MAX_DESCRIBE_NAMESPACES = 1000
+
+/**
+ * Read `describe`'s optional namespace filter: absent or `null` for every
+ * namespace, else an array of namespace names (each read with the seam's own
+ * parser), answered once each, in the order given.
+ * @throws {RemoteError} `settings/invalid` for something other than an array,
+ *   one longer than {@link MAX_DESCRIBE_NAMESPACES}; the seam's `SettingsInputError`
+ *   (`bad-namespace`, mapped by the caller) for a malformed name.
+ */
+export function checkNamespaceFilter(namespaces: unknown): SettingsNamespace[] | undefined {
+  const given = absent(namespaces)
+  if (given === undefined) return undefined
+  if (!Array.isArray(given)) throw invalid('describe namespaces must be an array of namespace names, or null for every namespace')
+  if (given.length > MAX_DESCRIBE_NAMESPACES) throw invalid(`describe takes at most ${MAX_DESCRIBE_NAMESPACES} namespaces (${given.length} given); pass none to describe every namespace`)
+  return [...new Set(given.map((ns: unknown) => settingsNamespace(ns)))]
 }
 
 /**

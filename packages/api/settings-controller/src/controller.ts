@@ -14,7 +14,7 @@ import {
   type SettingsProvider,
   type SettingsScopeId,
 } from 'dsh-settings'
-import { absent, checkPresetId, checkSignal } from './boundary.ts'
+import { absent, checkNamespaceFilter, checkPresetId, checkSignal } from './boundary.ts'
 import { resolveConfig, SettingsControllerConfig, type ResolvedConfig } from './config.ts'
 import { cancelled, internal, invalid, noProvider, providerStarting, rejected, toRemoteError, unavailable, type SectionFacts } from './errors.ts'
 import { runOpener } from './opener.ts'
@@ -113,24 +113,30 @@ export class SettingsController extends Service {
 
   /**
    * Describe every namespace kind for a configuration page, under the global
-   * scope or one named scope (an agent preset's `preset/<id>`). Values, the
-   * `base`, `user` and `inherited` layers and the schema envelope all arrive
-   * with their secrets removed; each view lists its secret slots in `secrets`
-   * so a page can offer write-only inputs. Keys the schema does not declare
-   * arrive as paths in `undeclared` (per layer, each a `mutate` unset path),
-   * never with their values.
+   * scope or one named scope (an agent preset's `preset/<id>`), or only the
+   * kinds `namespaces` names. Values, the `base`, `user` and `inherited` layers
+   * and the schema envelope all arrive with their secrets removed; each view
+   * lists its secret slots in `secrets` so a page can offer write-only inputs.
+   * Keys the schema does not declare arrive as paths in `undeclared` (per
+   * layer, each a `mutate` unset path), never with their values.
    * @param scope - the named scope to describe; the global scope when omitted or `null`.
+   * @param namespaces - only these kinds (at most `MAX_DESCRIBE_NAMESPACES`), in the
+   *   order given, each once, and none for a name no plugin registers (a page that
+   *   asked drops it); every kind when omitted or `null`. A page refreshing the
+   *   namespaces a `settings/document-updated` event names pays only for those.
    * @returns whether the provider is writable, whether it keeps a local document,
-   *   one redacted view per namespace kind in registration order, and every
-   *   scope some namespace is registered under.
+   *   one redacted view per namespace kind (registration order without `namespaces`),
+   *   and every scope some namespace is registered under.
    * @throws {RemoteError} `settings/unavailable` when no settings provider is mounted;
-   *   `settings/invalid` for a malformed scope id.
+   *   `settings/invalid` for a malformed scope id or namespace filter.
    */
-  describe(scope?: string): SettingsDescribeValue {
+  describe(scope?: string | null, namespaces?: readonly string[] | null): SettingsDescribeValue {
     const settings = this.provider()
     let checked: SettingsScopeId | undefined
+    let only: string[] | undefined
     try {
       checked = optionalScope(scope)
+      only = checkNamespaceFilter(namespaces)
     } catch (error) {
       throw toRemoteError(error, undefined, this.logger, 'settings describe')
     }
@@ -139,7 +145,7 @@ export class SettingsController extends Service {
         writable: settings.writable,
         document: settings.documentPath !== undefined,
         history: settings.keepsHistory,
-        namespaces: this.views(settings, checked),
+        namespaces: only ? only.flatMap((ns) => this.views(settings, checked, ns)) : this.views(settings, checked),
         scopes: settings.scopes(),
       }
     } catch (error) {

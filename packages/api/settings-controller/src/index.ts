@@ -3,6 +3,7 @@ import { SettingsController } from './controller.ts'
 export { SettingsController }
 export { RemoteError } from 'dsh-remote'
 export { CANCELLED, SETTINGS_ERROR_STATUS } from './errors.ts'
+export { MAX_DESCRIBE_NAMESPACES } from './boundary.ts'
 export { defaultOpener, type PresetRoot, type SettingsControllerConfig } from './config.ts'
 export { SETTINGS_REMOTE_SERVICE, settingsHandlers, settingsRemoteMethods, type SettingsRemote } from './wire.ts'
 export type {

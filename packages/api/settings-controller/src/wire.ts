@@ -44,7 +44,7 @@ declare module 'dsh-remote' {
  */
 export function settingsHandlers(controller: SettingsController): Record<(typeof settingsRemoteMethods)[number], RemoteHandler> {
   return {
-    describe: async (args) => (checkArity('describe', args, 1), controller.describe(args[0] as string)),
+    describe: async (args) => (checkArity('describe', args, 2), controller.describe(args[0] as string, args[1] as string[])),
     update: async (args) => (checkArity('update', args, 4), controller.update(args[0] as string, args[1] as Record<string, unknown>, args[2] as number, args[3] as string)),
     replace: async (args) => (checkArity('replace', args, 4), controller.replace(args[0] as string, args[1] as Record<string, unknown>, args[2] as number, args[3] as string)),
     mutate: async (args) => (checkArity('mutate', args, 4), controller.mutate(args[0] as string, args[1] as SettingsPathOpView[], args[2] as number, args[3] as string)),
@@ -66,7 +66,8 @@ export function settingsHandlers(controller: SettingsController): Record<(typeof
  *
  * Events carry facts only, never values: `settings/document-updated`
  * `{ ns, revision, scope? }` and `settings/updated` `{ ns, scope?, source }`.
- * A page that hears either re-reads `describe`, which is redacted.
+ * A page that hears one re-reads the namespace it names with `describe`
+ * (redacted, filtered to that namespace), unless it holds that revision already.
  */
 export function serveOnWire(ctx: Context, controller: SettingsController, logger: Logger): void {
   ctx.inject(['remoteServer'], (ctx) => {

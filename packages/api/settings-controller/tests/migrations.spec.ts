@@ -37,7 +37,7 @@ describe('versioned sections on the wire', () => {
     const { fiber } = await register()
     await eventually(() => expect(provider.document().search).toEqual({ [SECTION_VERSION_KEY]: 1, token: SECRET, limit: 5 }))
     const [view] = controller.describe().namespaces
-    expect(view!.migration).toEqual({ version: 1, stored: 1, state: 'migrated', from: 0, steps: ['rename $.apiKey to $.token'] })
+    expect(view!.migration).toEqual({ version: 1, stored: 1, state: 'migrated', from: 0, steps: ['rename $.apiKey to $.token'], changes: [[{ op: 'move', from: ['apiKey'], to: ['token'] }]] })
     expect(view!.secrets).toEqual([{ path: ['token'], set: true, layer: 'global' }])
 
     const [migration] = (await controller.history()).versions
@@ -49,7 +49,7 @@ describe('versioned sections on the wire', () => {
           { path: ['apiKey'], change: 'unset', undeclared: true },
           { path: ['token'], change: 'set', secret: true },
         ],
-        version: { before: 0, after: 1, steps: ['rename $.apiKey to $.token'] },
+        version: { before: 0, after: 1, steps: ['rename $.apiKey to $.token'], changes: [[{ op: 'move', from: ['apiKey'], to: ['token'] }]] },
       },
     ])
 

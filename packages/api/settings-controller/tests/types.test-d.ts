@@ -26,7 +26,7 @@ describe('SettingsRemote', () => {
   })
 
   it('derives async signatures without the server-supplied signal', () => {
-    expectTypeOf<SettingsRemote['describe']>().toEqualTypeOf<(scope?: string) => Promise<SettingsDescribeValue>>()
+    expectTypeOf<SettingsRemote['describe']>().toEqualTypeOf<(scope?: string | null, namespaces?: readonly string[] | null) => Promise<SettingsDescribeValue>>()
     expectTypeOf<SettingsRemote['update']>().toEqualTypeOf<
       (ns: string, patch: Record<string, unknown>, expectedRevision?: number | null, scope?: string) => Promise<SettingsNamespaceView>
     >()

@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Plugin } from 'cordis'
 import { moduleResolve } from 'import-meta-resolve'
+import { prepareTypeScript } from './typescript.ts'
 
 /** Options of {@link resolveSpecifier} and {@link importPlugin}. */
 export interface ResolveOptions {
@@ -100,9 +101,13 @@ export function resolveSpecifier(specifier: string, baseDir: string, options: Re
 /**
  * Import a plugin module, resolved by {@link resolveSpecifier}: its default
  * export, or the module itself when it has none (a module that exports
- * `apply`, `inject`, … as a plugin object).
+ * `apply`, `inject`, … as a plugin object). A TypeScript file is loaded through
+ * the project's `tsx` when this process cannot load it by itself.
+ * @throws {TypeScriptLoaderError} for a TypeScript file with no way to load it.
  */
 export async function importPlugin(specifier: string, baseDir: string, options: ResolveOptions = {}): Promise<Plugin> {
-  const module = (await import(pathToFileURL(resolveSpecifier(specifier, baseDir, options)).href)) as { default?: Plugin }
+  const file = resolveSpecifier(specifier, baseDir, options)
+  await prepareTypeScript(file, baseDir)
+  const module = (await import(pathToFileURL(file).href)) as { default?: Plugin }
   return (module.default ?? module) as Plugin
 }

@@ -3,6 +3,7 @@ import equal from 'fast-deep-equal'
 import { createScope, type Scope } from 'dsh-scope'
 import { importPlugin } from './import-plugin.ts'
 import type { Entry, PluginEntry, ScopeEntry } from './plan.ts'
+import { isWaitingForSetup } from './waiting.ts'
 
 /** A plugin entry as it runs: its fiber, or none when it could not be loaded. */
 interface RunningPlugin {
@@ -97,7 +98,10 @@ export class DeploymentLoader {
     try {
       const plugin = await this.load(entry.specifier, this.options.baseDir)
       const fiber = ctx.plugin(plugin, structuredClone(declared.config) as never)
-      fiber.await().catch((error: unknown) => logger.error('plugin %s failed: %s', entry.key, (error as Error)?.message ?? error))
+      fiber.await().catch((error: unknown) => {
+        // Waiting for setup is a state, not a failure: cordis's own record of it is the one line (see waiting.ts).
+        if (!isWaitingForSetup(error)) logger.error('plugin %s failed: %s', entry.key, (error as Error)?.message ?? error)
+      })
       return { entry: declared, fiber }
     } catch (error) {
       logger.error('plugin %s could not be loaded: %s', entry.key, (error as Error)?.message ?? error)

@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path'
 import { DeploymentLoader } from './loader.ts'
 import { formatLogValue } from './log-format.ts'
 import { planDeployment } from './plan.ts'
+import { waitingAsInfo } from './waiting.ts'
 
 /** A running deployment. */
 export interface Deployment {
@@ -39,7 +40,10 @@ export async function runDeployment(file: string, options: RunOptions = {}): Pro
   const exporter = {
     colors: false as const,
     formatters: { o: formatLogValue, O: formatLogValue },
-    export: (message: Parameters<typeof Logger.format>[1]) => write(`[${message.type[0]!.toUpperCase()}] ${message.name} ${Logger.format(exporter, message)}`),
+    export: (record: Parameters<typeof Logger.format>[1]) => {
+      const message = waitingAsInfo(record)
+      write(`[${message.type[0]!.toUpperCase()}] ${message.name} ${Logger.format(exporter, message)}`)
+    },
   }
   root.logger.exporter(exporter)
   const logger = root.logger('loader')

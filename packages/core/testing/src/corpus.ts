@@ -28,7 +28,7 @@ interface Fixture {
 }
 
 function namespaceOf(entry: Omit<CorpusEntry, 'ns'>): string {
-  const pkg = entry.package.replace(/^@koishijs\/plugin-/, '').replace(/^koishi-plugin-/, '')
+  const pkg = entry.package.replace(/^@koishijs\/plugin-/, '').replace(/^koishi-plugin-/, '').replace(/^@satorijs\//, '')
   const where = entry.export.replace(/\.?Config$/, '').replace(/^default$/, '')
   const words = `${pkg} ${where.replace(/([a-z])([A-Z])/g, '$1 $2')}`.toLowerCase().match(/[a-z0-9]+/g) ?? []
   const ns = words.join('-')
@@ -36,14 +36,40 @@ function namespaceOf(entry: Omit<CorpusEntry, 'ns'>): string {
 }
 
 let cached: CorpusEntry[] | undefined
+let cachedHeldOut: CorpusEntry[] | undefined
+
+/**
+ * The entries of one fixture file, each with its namespace; one another set
+ * already uses (`taken`) is prefixed with the package's npm scope, so both sets
+ * can be registered side by side.
+ */
+function readFixture(name: string, taken: ReadonlySet<string> = new Set()): CorpusEntry[] {
+  const fixture = JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as Fixture
+  return fixture.entries.map((entry) => {
+    const ns = namespaceOf(entry)
+    const scope = /^@([a-z0-9-]+)\//.exec(entry.package)?.[1] ?? 'held'
+    return { ...entry, ns: taken.has(ns) ? `${scope}-${ns}` : ns }
+  })
+}
 
 /** Every entry of the corpus, in the fixture's order (read once). */
 export function corpusEntries(): readonly CorpusEntry[] {
-  if (!cached) {
-    const fixture = JSON.parse(readFileSync(new URL('../fixtures/koishi-corpus.json', import.meta.url), 'utf8')) as Fixture
-    cached = fixture.entries.map((entry) => ({ ...entry, ns: namespaceOf(entry) }))
-  }
+  cached ??= readFixture('koishi-corpus.json')
   return cached
+}
+
+/**
+ * The held-out set (`fixtures/koishi-held-out.json`, written by
+ * `scripts/fixtures/koishi-corpus.ts --held-out`): published Configs of
+ * packages the corpus does not hold, chosen for the shapes a first setup meets
+ * (more adapters, databases, enable-to-reveal switches). Not looked at while
+ * building the form model: tests run it to check the model on schemas nobody
+ * here tuned it for. Same entry shape as {@link corpusEntries}; namespaces are
+ * unique across both sets (read once).
+ */
+export function heldOutEntries(): readonly CorpusEntry[] {
+  cachedHeldOut ??= readFixture('koishi-held-out.json', new Set(corpusEntries().map((entry) => entry.ns)))
+  return cachedHeldOut
 }
 
 /** The entry's schema rebuilt with this workspace's schemastery, as a host would hold it after loading the plugin. */

@@ -101,7 +101,7 @@ describe('the migration as a kept version', () => {
         { path: ['limit'], change: 'changed', before: 5, after: 6 },
         { path: ['token'], change: 'set', secret: true },
       ],
-      version: { before: 0, after: 1, steps: ['rename $.apiKey to $.token'] },
+      version: { before: 0, after: 1, steps: ['rename $.apiKey to $.token'], changes: [[{ op: 'move', from: ['apiKey'], to: ['token'] }]] },
     })
     expect(JSON.stringify(difference)).not.toContain(SECRET)
 

@@ -195,7 +195,7 @@ export function describeProviderConformance<S extends ConformanceStore>(name: st
       for (const scope of [undefined, 'preset/x']) {
         const [view] = second.settings.describe({ ns: 'alpha', scope })
         expect(view!.user).toEqual({ a: scope === undefined ? 4 : 6 })
-        expect(view!.migration).toEqual({ version: 1, stored: 1, state: 'current', steps: [] })
+        expect(view!.migration).toEqual({ version: 1, stored: 1, state: 'current', steps: [], changes: [] })
       }
     })
 

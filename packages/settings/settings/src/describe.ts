@@ -1,6 +1,6 @@
 import { getSection, sectionId } from './document.ts'
 import type { SettingsEngine } from './engine.ts'
-import { copyData, withoutPaths } from './data.ts'
+import { copyData, valueAt, withoutPaths } from './data.ts'
 import { optionalScopeId, settingsNamespace } from './ids.ts'
 import { inspect, layerData, layersAt, layersBelow, type Layer } from './layers.ts'
 import { readerOf, sectionMigration } from './migrations.ts'
@@ -29,19 +29,24 @@ function resolveBestEffort(kind: Kind, layers: readonly Layer[], scope: string |
 /**
  * Why the layers do not resolve because of their top one (the section a
  * descriptor shows in `user`), or `undefined` when they resolve, or when they
- * fail below it too (that lower section's own descriptor reports it).
+ * fail below it too (that lower section's own descriptor reports it) and the
+ * refused field is not one the top section holds.
  */
 function topLayerProblem(kind: Kind, layers: readonly Layer[], scope: string | undefined): SettingsSectionProblem | undefined {
   try {
     resolveKind(kind, layers, scope)
     return undefined
   } catch (error) {
-    try {
-      resolveKind(kind, layers.slice(0, -1), scope)
-    } catch {
-      return undefined
-    }
     const path = error instanceof SettingsValidationError ? [...error.path] : []
+    // Layers below a section of an adapter never resolve (its token is required): a field the top section holds is still its own.
+    const held = path.length > 0 && valueAt(layers.at(-1)?.data, path) !== undefined
+    if (!held) {
+      try {
+        resolveKind(kind, layers.slice(0, -1), scope)
+      } catch {
+        return undefined
+      }
+    }
     return { path, message: (error as Error).message }
   }
 }

@@ -12,8 +12,8 @@ export interface DiffKind {
   redactor: Redactor
   /** Whether the kind's section in `document` (under `scope`) resolves with its layers; one that does not is compared without values. */
   accepts(document: SettingsDocument, scope: string | undefined): boolean
-  /** The names of the kind's migration steps from one version to a later one. */
-  steps?(from: number, to: number): string[]
+  /** The kind's migration steps from one version to a later one: their names, and the same as data. */
+  steps?(from: number, to: number): Pick<SettingsSectionVersionChange, 'steps' | 'changes'>
 }
 
 /** A section without the version it names: that is no field, and a difference reports it apart. */
@@ -26,7 +26,7 @@ function versionChange(before: unknown, after: unknown, kind: DiffKind): Setting
   const was = storedVersion(before)
   const is = storedVersion(after)
   if (was === is || was === undefined || is === undefined) return undefined
-  return was < is && kind.steps ? { before: was, after: is, steps: kind.steps(was, is) } : { before: was, after: is }
+  return was < is && kind.steps ? { before: was, after: is, ...kind.steps(was, is) } : { before: was, after: is }
 }
 
 /** The leaf fields of two plain values that differ: objects are walked key by key, anything else compares whole. */

@@ -22,7 +22,8 @@ export { MAX_OPS } from './path.ts'
 export { installSettingsSection } from './install-section.ts'
 export { SCOPES_KEY } from './document.ts'
 export { SECTION_VERSION_KEY } from './migration-types.ts'
-export type { SettingsMigration, SettingsMigrationFunction, SettingsMigrationOp, SettingsMigrationPath, SettingsSectionMigration, SettingsSectionVersionChange } from './migration-types.ts'
+export type { LocalizedText } from './localized.ts'
+export type { SettingsMigration, SettingsMigrationChange, SettingsMigrationFunction, SettingsMigrationOp, SettingsMigrationPath, SettingsSectionMigration, SettingsSectionVersionChange } from './migration-types.ts'
 export type {
   Branded,
   JsonObject,

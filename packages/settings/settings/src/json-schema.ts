@@ -229,6 +229,7 @@ function acceptNull(core: JsonSchema): JsonSchema {
  */
 function mayAdmitNull(schema: JsonSchema): boolean {
   if (isNever(schema)) return false
+  if (schema.not && only(schema.not, 'type') && typesOf(schema.not).join() === 'null') return false
   if (schema.type !== undefined && !typesOf(schema).includes('null')) return false
   if (schema.enum && !schema.enum.includes(null)) return false
   if ('const' in schema && schema.const !== null) return false
@@ -240,9 +241,17 @@ function mayAdmitNull(schema: JsonSchema): boolean {
 /**
  * `core`, made to refuse `null`: schemastery refuses a missing value where the
  * schema is required, even when the schema has a default or a branch admits `null`.
+ * A union's branches refuse it each (one that is only `null` is dropped), so an
+ * editor offering each branch's values never offers `null` there.
  */
 function refuseNull(core: JsonSchema): JsonSchema {
   if (!mayAdmitNull(core)) return core
+  if (core.anyOf && !core.allOf && !core.not && !core.$ref && core.type === undefined && !core.enum && !('const' in core)) {
+    const branches = core.anyOf.map((branch) => refuseNull({ ...branch })).filter((branch) => !isNever(branch))
+    if (!branches.length) return NEVER()
+    core.anyOf = branches
+    return core
+  }
   const types = typesOf(core)
   if (core.enum) {
     core.enum = core.enum.filter((value) => value !== null)

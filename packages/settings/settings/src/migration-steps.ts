@@ -1,7 +1,7 @@
 import { copyData, isPlainObject, setOwn } from './data.ts'
 import { PROTOTYPE_KEYS } from './ids.ts'
 import { formatPath, MAX_DEPTH, storedSectionProblem, toJsonData, toJsonObject } from './json.ts'
-import { SECTION_VERSION_KEY } from './migration-types.ts'
+import { SECTION_VERSION_KEY, type SettingsMigrationChange } from './migration-types.ts'
 import type { JsonObject, JsonValue } from './types.ts'
 
 /** A declarative op once checked: paths as fresh arrays, a default's value as a JSON copy. */
@@ -14,6 +14,8 @@ type CheckedOp =
 export interface MigrationStep {
   /** What the page, the history and the logs call it: the function's name, or what its ops do. */
   readonly name: string
+  /** What it does as data, for surfaces that word it in their own language. */
+  readonly changes: readonly SettingsMigrationChange[]
   /** What two registrants must agree on: the ops as JSON, or a function's name. */
   readonly identity: string
   /** The section at the next version; `section` is a private copy it may change. */
@@ -67,6 +69,12 @@ function opName(op: CheckedOp): string {
   return `${sibling ? 'rename' : 'move'} ${formatPath(op.from)} to ${formatPath(op.to)}`
 }
 
+/** An op as a descriptor reports it: paths copied, a default's value left out. */
+function opChange(op: CheckedOp): SettingsMigrationChange {
+  if (op.op === 'move') return { op: 'move', from: [...op.from], to: [...op.to] }
+  return { op: op.op, path: [...op.path] }
+}
+
 /**
  * Check a registration's `version` and `migrations` and build its steps.
  * @throws {TypeError} naming the namespace and the item, for a version that is
@@ -91,11 +99,12 @@ export function checkMigrations(ns: string, version: unknown, migrations: unknow
 function stepOf(item: unknown, where: string): MigrationStep {
   if (typeof item === 'function') {
     const name = typeof item.name === 'string' && item.name ? item.name : 'function'
-    return { name, identity: `function ${name}`, run: (section) => (item as (section: JsonObject) => unknown)(section) }
+    return { name, changes: [{ op: 'function', name }], identity: `function ${name}`, run: (section) => (item as (section: JsonObject) => unknown)(section) }
   }
   const ops = Array.isArray(item) ? item.map((op, index) => checkOp(op, `${where}[${index}]`)) : [checkOp(item, where)]
   return {
     name: ops.length ? ops.map(opName).join(', ') : 'no change',
+    changes: ops.map(opChange),
     identity: JSON.stringify(ops),
     run: (section) => {
       for (const op of ops) applyOp(section, op)

@@ -63,9 +63,26 @@ export interface SettingsSectionMigration {
   state: 'current' | 'pending' | 'failed' | 'migrated' | 'newer'
   /** For `migrated`: the version the section was migrated from. */
   from?: number
-  /** The names of the steps from the older version to `version`, in order (empty for `current` and `newer`). */
+  /** The names of the steps from the older version to `version`, in order (empty for `current` and `newer`), in English. */
   steps: string[]
+  /**
+   * The same steps as data, one list per step (parallel to `steps`), for a
+   * surface that words them in its own language: a declarative step's ops
+   * (a default without its value), a function step as its name.
+   */
+  changes: SettingsMigrationChange[][]
 }
+
+/**
+ * What one migration step does, as a descriptor reports it. Paths are arrays of
+ * keys; a `move` within one parent is a rename. No value travels: a `default`
+ * names only its path, so nothing stored or declared leaks through it.
+ */
+export type SettingsMigrationChange =
+  | { op: 'move'; from: string[]; to: string[] }
+  | { op: 'drop'; path: string[] }
+  | { op: 'default'; path: string[] }
+  | { op: 'function'; name: string }
 
 /** A section's stored version that differs between two documents (a history difference). */
 export interface SettingsSectionVersionChange {
@@ -73,6 +90,8 @@ export interface SettingsSectionVersionChange {
   before: number
   /** The version in the newer document. */
   after: number
-  /** When it went up within the kind's steps: the names of the steps between the two (a migration). */
+  /** When it went up within the kind's steps: the names of the steps between the two (a migration), in English. */
   steps?: string[]
+  /** With `steps`: the same steps as data, one list per step, as {@link SettingsSectionMigration.changes} gives them. */
+  changes?: SettingsMigrationChange[][]
 }

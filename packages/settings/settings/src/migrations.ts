@@ -1,4 +1,4 @@
-import { isPlainObject, setOwn } from './data.ts'
+import { copyData, isPlainObject, setOwn } from './data.ts'
 import { SettingsValidationError } from './errors.ts'
 import { inputError, storedSectionProblem, type InputSite } from './json.ts'
 import { checkMigrations, MigrationStepFailure, runMigrations, type MigrationStep } from './migration-steps.ts'
@@ -132,6 +132,12 @@ export function stepNames(plan: MigrationPlan, from: number, to = plan.version):
   return plan.steps.slice(from, to).map((step) => step.name)
 }
 
+/** The steps from `from` up to `to` as a descriptor reports them: names, and the same as data. */
+export function stepsOf(plan: MigrationPlan, from: number, to = plan.version): Pick<SettingsSectionMigration, 'steps' | 'changes'> {
+  const steps = plan.steps.slice(from, to)
+  return { steps: steps.map((step) => step.name), changes: steps.map((step) => copyData([...step.changes])) }
+}
+
 /**
  * The stored section a write of the kind derives from: the section itself when
  * it is at (or past) the kind's version, else its migration with `$version` set.
@@ -203,10 +209,11 @@ export function sectionMigration(kind: Kind, scope: string, section: unknown): S
   if (!plan.version && !(sound && Object.hasOwn(section, SECTION_VERSION_KEY))) return undefined
   const reading = sound ? readSection(plan, section) : undefined
   const stored = reading?.stored ?? 0
-  const migration = (state: SettingsSectionMigration['state'], steps: string[] = []): SettingsSectionMigration => ({ version: plan.version, stored, state, steps })
-  if (reading && !reading.ok) return migration('failed', reading.failure ? stepNames(plan, stored, reading.failure.from + 1) : [])
-  if (reading && stored < plan.version) return migration('pending', stepNames(plan, stored))
+  const none = { steps: [], changes: [] }
+  const migration = (state: SettingsSectionMigration['state'], steps: Pick<SettingsSectionMigration, 'steps' | 'changes'> = none): SettingsSectionMigration => ({ version: plan.version, stored, state, ...steps })
+  if (reading && !reading.ok) return migration('failed', reading.failure ? stepsOf(plan, stored, reading.failure.from + 1) : none)
+  if (reading && stored < plan.version) return migration('pending', stepsOf(plan, stored))
   if (stored > plan.version) return migration('newer')
   const from = plan.migrated.get(scope)
-  return from === undefined ? migration('current') : { ...migration('migrated', stepNames(plan, from)), from }
+  return from === undefined ? migration('current') : { ...migration('migrated', stepsOf(plan, from)), from }
 }

@@ -1,5 +1,6 @@
 import type { Fiber } from 'cordis'
 import Schema from 'schemastery'
+import { possibleBranches } from './branch.ts'
 import { formatPath } from './json.ts'
 import type { SettingsSchema } from './types.ts'
 
@@ -34,14 +35,18 @@ export function missingPaths(schema: SettingsSchema<unknown>, data: unknown, pat
   const inner = (child: Schema, value: unknown, at: string[]) => missingPaths(child as SettingsSchema<unknown>, value, at, depth + 1)
   switch (schema.type) {
     case 'object': {
-      const value = isPlain(data) ? data : {}
+      // An absent object is read as its default (schemastery gives objects `{}`), whose required values must then be given.
+      const fallback = isPlain(schema.meta.default) ? schema.meta.default : path.length === 0 ? {} : undefined
+      const value = isPlain(data) ? data : fallback
+      if (value === undefined) return []
       return Object.entries(schema.dict ?? {}).flatMap(([key, child]) => {
         const at = [...path, key]
         const present = value[key] !== undefined && value[key] !== null
         if (present) return inner(child, value[key], at)
-        if (child.meta.required && child.meta.default === undefined) return [at]
-        // An absent object is read as its default, whose own required values must then be given.
-        return isPlain(child.meta.default) ? inner(child, child.meta.default, at) : []
+        // A `null` default is none: schemastery still refuses a required value without one (OneBot's `endpoint`).
+        if (child.meta.required && child.meta.default == null) return [at]
+        // Anything else absent is read part by part: an object's default, an intersection's object parts.
+        return inner(child, isPlain(child.meta.default) ? child.meta.default : undefined, at)
       })
     }
     case 'intersect':
@@ -49,8 +54,8 @@ export function missingPaths(schema: SettingsSchema<unknown>, data: unknown, pat
     case 'union': {
       const branches = (schema.list ?? []).filter((branch) => !branch.meta.hidden)
       if (data !== undefined && branches.some((branch) => accepts(branch, data))) return []
-      // A branch whose constant (an adapter's `protocol`) the data contradicts is not the one meant.
-      const fitting = branches.filter((branch) => !contradicts(branch, data))
+      // A branch whose constant (an adapter's `protocol`) the data contradicts, or whose kind it does not fit, is not the one meant.
+      const fitting = possibleBranches(branches, data)
       let best: string[][] | undefined
       for (const branch of fitting.length ? fitting : branches) {
         const found = inner(branch, data, path)
@@ -64,14 +69,6 @@ export function missingPaths(schema: SettingsSchema<unknown>, data: unknown, pat
     default:
       return []
   }
-}
-
-/** Whether `data` holds a value where `schema` fixes a different constant, through objects and intersections. */
-function contradicts(schema: Schema, data: unknown): boolean {
-  if (schema.type === 'intersect') return (schema.list ?? []).some((part) => contradicts(part, data))
-  if ((schema.type === 'transform' || schema.type === 'lazy') && schema.inner) return contradicts(schema.inner, data)
-  if (schema.type !== 'object' || !isPlain(data)) return false
-  return Object.entries(schema.dict ?? {}).some(([key, child]) => child.type === 'const' && data[key] !== undefined && data[key] !== child.value)
 }
 
 function dedupe(paths: string[][]): string[][] {

@@ -4,7 +4,7 @@ import { SettingsEngine } from './engine.ts'
 import { SettingsProviderContractError, SettingsStoreError } from './errors.ts'
 import { diffDocuments } from './history-diff.ts'
 import { judgeSite } from './judge.ts'
-import { planOf, stepNames } from './migrations.ts'
+import { planOf, stepsOf } from './migrations.ts'
 import { scopeKey } from './registry.ts'
 import type { SettingsSectionVersion, SettingsSnapshot } from './snapshot.ts'
 import type { SettingsStoreResult, SettingsTransaction } from './transactions.ts'
@@ -185,7 +185,7 @@ export abstract class SettingsProvider extends Service {
       return {
         redactor: kind.redactor,
         accepts: (document, scope) => judgeSite(kind, kind.instances.get(scopeKey(scope)), scope, document).ok,
-        steps: (from, to) => stepNames(planOf(kind), from, to),
+        steps: (from, to) => stepsOf(planOf(kind), from, to),
       }
     })
   }

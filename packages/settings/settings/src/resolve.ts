@@ -1,11 +1,12 @@
 import Schema from 'schemastery'
 import { SettingsValidationError } from './errors.ts'
-import { frozenCopy } from './data.ts'
+import { copyData, frozenCopy } from './data.ts'
 import { formatPath } from './json.ts'
 import type { Layer } from './layers.ts'
 import { mergeLayers } from './merge.ts'
 import { resolveChanged, type Resolution } from './resolve-changed.ts'
 import type { Redactor } from './redact.ts'
+import { findRefusal, refusalOf, type Refusal } from './refusal.ts'
 import { validatorOf, type Kind } from './registry.ts'
 import { scrubbedError, secretTexts } from './scrub.ts'
 import type { SettingsSchema } from './types.ts'
@@ -42,28 +43,53 @@ function bareMessage(message: string, path: readonly PropertyKey[]): string {
 }
 
 /**
- * Run a schema over merged data and rewrite any failure as "path: what was
- * expected". The received value never reaches the message.
+ * Run a schema over `data` (a copy of it: `data` is left as it is) and
+ * rewrite any failure as "path: what was expected", at the field the data
+ * means (see {@link schemaRefusal}). The received value never reaches the message.
  * @throws {SettingsValidationError}
  */
 export function applySchema<T>(schema: SettingsSchema<T>, data: unknown, site: SectionSite): T {
+  return resolveFresh(schema, () => copyData(data), site)
+}
+
+/**
+ * Run a schema over `fresh()`; on a refusal, take `fresh()` again (schemastery
+ * writes adapted values into what it resolves) to find where the data means it.
+ */
+function resolveFresh<T>(schema: SettingsSchema<T>, fresh: () => unknown, site: SectionSite): T {
   try {
-    return schema(data as never)
+    return schema(fresh() as never)
   } catch (error) {
-    throw schemaRefusal(error, site)
+    throw schemaRefusal(error, site, { schema, data: fresh() })
   }
 }
 
-/** A schema's failure as "path: what was expected", without the received value. */
-export function schemaRefusal(error: unknown, site: SectionSite): SettingsValidationError {
-  const path = Schema.ValidationError.is(error) ? (error.options.path ?? []) : []
-  const expected = Schema.ValidationError.is(error) ? expectationOf(bareMessage(error.message, path)) : 'is invalid'
+/**
+ * A schema's failure as "path: what was expected", without the received
+ * value. Given the schema and the data it refused, the refusal is looked for
+ * as deep as the data's meaning goes (`findRefusal`): a union the data means
+ * one branch of is refused at that branch's field, not as a whole.
+ */
+export function schemaRefusal(error: unknown, site: SectionSite, refused?: { schema: Schema; data: unknown }): SettingsValidationError {
+  const found = refusalOf(error) && refused ? deepestRefusal(refused.schema, refused.data) : undefined
+  const refusal = found ?? refusalOf(error)
+  const path = refusal?.path ?? []
+  const expected = refusal ? (refusal.expected ?? expectationOf(bareMessage(refusal.message, path))) : 'is invalid'
   const segments = path.map((segment) => (typeof segment === 'number' ? segment : String(segment)))
   return new SettingsValidationError({
     ...site,
     path: segments.map(String),
     reason: `is invalid at ${formatPath(segments)}: ${expected}`,
   })
+}
+
+/** {@link findRefusal}, or `undefined` when the walk itself throws (a transform's callback on a branch's data). */
+function deepestRefusal(schema: Schema, data: unknown): Refusal | undefined {
+  try {
+    return findRefusal(schema, data)
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -82,7 +108,7 @@ export function resolveValue<T>(
   redactor?: Redactor,
 ): T {
   // mergeLayers returns fresh objects: schemastery writes adapted values back into its input.
-  return checked(frozenCopy(applySchema(schema, mergeLayers(layers), site)), layers, validate, site, redactor)
+  return checked(frozenCopy(resolveFresh(schema, () => mergeLayers(layers), site)), layers, validate, site, redactor)
 }
 
 /** `value` once the owner's check (if any) accepted it. */
@@ -116,18 +142,21 @@ export function resolveKind(
   const last = lastResolutions(kind)
   const at = `${scope ?? ''}\0${data.length}`
   const known = last.get(at)
-  let value = known && changedOnly(kind.schema, data, known, site)
-  if (value === undefined) value = frozenCopy(applySchema(kind.schema, mergeLayers(data), site))
+  let value = known && changedOnly(kind.schema, data, known)
+  if (value === undefined) value = frozenCopy(resolveFresh(kind.schema, () => mergeLayers(data), site))
   last.set(at, { layers: data, value })
   return checked(value, data, validate, site, kind.redactor)
 }
 
-/** {@link resolveChanged}, its refusals rewritten as {@link applySchema} rewrites them. */
-function changedOnly(schema: SettingsSchema<unknown>, layers: readonly unknown[], last: Resolution, site: SectionSite): unknown {
+/**
+ * {@link resolveChanged}; `undefined` (resolve whole) when it refuses, so the
+ * refusal is found over the whole merged section as {@link resolveFresh} finds it.
+ */
+function changedOnly(schema: SettingsSchema<unknown>, layers: readonly unknown[], last: Resolution): unknown {
   try {
     return resolveChanged(schema, layers, last)
-  } catch (error) {
-    throw schemaRefusal(error, site)
+  } catch {
+    return undefined
   }
 }
 

@@ -106,15 +106,16 @@ describe('sectionJsonSchema: unions and intersections', () => {
     expect(field(Schema.union([]).required())).toEqual({ not: {} })
   })
 
-  it('a union holding null as a constant: null once; a required one refuses it', () => {
+  it('a union holding null as a constant: null once; a required one refuses it and offers no null to complete', () => {
     const nullable = Schema.union([Schema.object({ a: Schema.number() }), Schema.const(null)])
     expect(field(nullable)).toEqual({
       anyOf: [{ type: 'object', properties: { a: { type: ['number', 'null'] } } }, { const: null }],
     })
-    expect(field(nullable.required())).toEqual({
-      anyOf: [{ type: 'object', properties: { a: { type: ['number', 'null'] } } }, { const: null }],
-      not: { type: 'null' },
-    })
+    // Editors complete a union's values branch by branch: the null branch goes, not only a `not` beside it.
+    expect(field(nullable.required())).toEqual({ anyOf: [{ type: 'object', properties: { a: { type: ['number', 'null'] } } }] })
+    expect(field(Schema.union([Schema.const(null), Schema.const('auto'), Schema.natural()]).required())).toEqual({ anyOf: [{ const: 'auto' }, { type: 'integer', minimum: 0 }] })
+    expect(field(Schema.union([Schema.any(), Schema.string()]).required())).toEqual({ anyOf: [{ not: { type: 'null' } }, { type: 'string' }] })
+    expect(field(Schema.union([Schema.const(null)]).required())).toEqual({ not: {} })
   })
 
   it('an intersection is allOf; its parts are checked strictly (a dict there drops bad keys rather than failing)', () => {

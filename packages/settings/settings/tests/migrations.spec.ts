@@ -94,7 +94,7 @@ describe('a secret renamed by a migration', () => {
         { path: ['apiKey'], change: 'unset', undeclared: true },
         { path: ['token'], change: 'set', secret: true },
       ],
-      version: { before: 0, after: 1, steps: ['rename $.apiKey to $.token'] },
+      version: { before: 0, after: 1, steps: ['rename $.apiKey to $.token'], changes: [[{ op: 'move', from: ['apiKey'], to: ['token'] }]] },
     })
     expect(JSON.stringify(section)).not.toContain(OLD_SECRET)
   })
@@ -106,7 +106,7 @@ describe('a secret renamed by a migration', () => {
     await h.logged((line) => line.text.includes('read-only'))
     expect(h.provider.document()).toEqual({ search: { apiKey: OLD_SECRET } })
     const [view] = h.provider.describe({ redactSecrets: true })
-    expect(view!.migration).toEqual({ version: 1, stored: 0, state: 'pending', steps: ['rename $.apiKey to $.token'] })
+    expect(view!.migration).toEqual({ version: 1, stored: 0, state: 'pending', steps: ['rename $.apiKey to $.token'], changes: [[{ op: 'move', from: ['apiKey'], to: ['token'] }]] })
     expect(view!.user).toEqual({})
   })
 })
@@ -139,7 +139,21 @@ describe('steps chained from version 0 to 2', () => {
     // The scoped section was at version 1: only the function step ran.
     expect(stored.scopes!['preset/a']!.server).toEqual({ [SECTION_VERSION_KEY]: 2, server: { host: 'a.example', port: 81 } })
     const [view] = h.provider.describe({ ns: 'server' })
-    expect(view!.migration).toEqual({ version: 2, stored: 2, state: 'migrated', from: 0, steps: ['move $.host to $.server.host, default $.retries', 'splitHost'] })
+    expect(view!.migration).toEqual({
+      version: 2,
+      stored: 2,
+      state: 'migrated',
+      from: 0,
+      steps: ['move $.host to $.server.host, default $.retries', 'splitHost'],
+      // The same steps as data; a default names its path, never its value.
+      changes: [
+        [
+          { op: 'move', from: ['host'], to: ['server', 'host'] },
+          { op: 'default', path: ['retries'] },
+        ],
+        [{ op: 'function', name: 'splitHost' }],
+      ],
+    })
     expect(view!.undeclared).toEqual([{ path: ['legacy'], layer: 'global' }])
   })
 
@@ -190,7 +204,7 @@ describe('a step that fails', () => {
     await h.logged(migrated('named'))
     const [scoped] = h.provider.describe({ ns: 'named', scope: 'preset/a', redactSecrets: true })
     expect(scoped!.problem).toEqual({ path: [], message: 'the stored section cannot be migrated from version 0 to 2: step "explode" (version 1 to 2) failed' })
-    expect(scoped!.migration).toEqual({ version: 2, stored: 0, state: 'failed', steps: ['rename $.title to $.name', 'explode'] })
+    expect(scoped!.migration).toEqual({ version: 2, stored: 0, state: 'failed', steps: ['rename $.title to $.name', 'explode'], changes: [[{ op: 'move', from: ['title'], to: ['name'] }], [{ op: 'function', name: 'explode' }]] })
     expect(scoped!.user).toBeUndefined()
     expect(JSON.stringify(scoped)).not.toContain(OLD_SECRET)
     // A write that would derive from the section cannot: it fails, and the text stays.
@@ -221,7 +235,7 @@ describe('the version the seam keeps', () => {
     const [view] = h.provider.describe({ ns: 'plain', redactSecrets: true })
     expect(view!.user).toEqual({ a: 2 })
     expect(view!.undeclared).toEqual([])
-    expect(view!.migration).toEqual({ version: 0, stored: 3, state: 'newer', steps: [] })
+    expect(view!.migration).toEqual({ version: 0, stored: 3, state: 'newer', steps: [], changes: [] })
     // A write by the older plugin keeps the newer version, so an upgrade does not migrate it again.
     await value.update({ a: 4 })
     expect(h.provider.document().plain).toEqual({ [SECTION_VERSION_KEY]: 3, a: 4 })
@@ -333,7 +347,14 @@ describe('the example in docs/settings.md', () => {
     await h.logged(migrated('search'))
     expect(h.provider.document().search).toEqual({ [SECTION_VERSION_KEY]: 2, token: OLD_SECRET, server: { host: 'example.org', port: 8080 }, retries: 5 })
     const [view] = h.provider.describe({ ns: 'search', redactSecrets: true })
-    expect(view!.migration).toEqual({ version: 2, stored: 2, state: 'migrated', from: 0, steps: ['rename $.apiKey to $.token, default $.retries', 'splitHost'] })
+    expect(view!.migration).toEqual({
+      version: 2,
+      stored: 2,
+      state: 'migrated',
+      from: 0,
+      steps: ['rename $.apiKey to $.token, default $.retries', 'splitHost'],
+      changes: [[{ op: 'move', from: ['apiKey'], to: ['token'] }, { op: 'default', path: ['retries'] }], [{ op: 'function', name: 'splitHost' }]],
+    })
     expect(JSON.stringify(view)).not.toContain(OLD_SECRET)
   })
 })

@@ -63,6 +63,24 @@ describe('a plugin whose section needs setup', () => {
     expect(failure?.missing).toEqual([['endpoint']])
   })
 
+  it('names a required value whose default is null, and one inside a group left out that is an intersection of objects', async () => {
+    // OneBot 5.8's `endpoint` is `required()` with `default(null)`; the mail adapter's `imap` is
+    // `intersect([object({ host: required }), union([...])])`, left out entirely: schemastery still asks for both.
+    const Shaped = Schema.object({
+      endpoint: Schema.string().required().default(null as never),
+      imap: Schema.intersect([
+        Schema.object({ host: Schema.string().required(), tls: Schema.boolean().default(true) }),
+        Schema.union([Schema.object({ tls: Schema.const(true), port: Schema.natural().default(993) }), Schema.object({ tls: Schema.const(false), port: Schema.natural().default(143) })]),
+      ]),
+      optional: Schema.object({ inner: Schema.string().required() }).default(undefined as never),
+    })
+    harness = await boot()
+    const fiber = harness.root.plugin({ inject: ['settings'], apply: (ctx: import('cordis').Context) => void ctx.settings.register('shaped', Shaped) })
+    const failure = await fiber.await().then(() => undefined, (error: unknown) => error as SettingsNeedsSetupError)
+    expect(failure?.missing).toEqual([['endpoint'], ['imap', 'host']])
+    expect(() => Shaped({ endpoint: 'http://e', imap: { host: 'h' } })).not.toThrow()
+  })
+
   it('goes away with its plugin, and a plugin starting again takes its place', async () => {
     harness = await boot()
     const fiber = harness.root.plugin({ inject: ['settings'], apply: adapterPlugin([]) })

@@ -6,55 +6,22 @@
  * at once. Secrets print as `(set)` and never reach an output line unless
  * asked for; every refusal has its exit code.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { parse } from 'yaml'
-import { afterEach, describe, expect, it } from 'vitest'
-import { runDsh } from '../src/main.ts'
+import { describe, expect, it } from 'vitest'
 import { VALUE_COMMANDS } from '../src/values/commands.ts'
+import { dsh, useHosts } from './hosts.ts'
 
-const WORKSPACE = resolve(fileURLToPath(import.meta.url), '../../../../..')
 const FIXTURES = 'packages/tools/dsh/tests/fixtures'
 const DEPLOYMENT = `${FIXTURES}/cordis.yml`
+const hosts = useHosts()
 const SECRET = 'clean-secret-value'
 const MIRROR_SECRET = 'clean-mirror-token'
 
-const temps: string[] = []
-const hosts: ChildProcess[] = []
-afterEach(async () => {
-  for (const host of hosts.splice(0)) {
-    if (host.exitCode !== null || host.signalCode !== null) continue
-    const exited = new Promise((done) => host.once('exit', done))
-    host.kill('SIGTERM')
-    await exited
-  }
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-
 /** A home holding the clean example document. */
-function home(): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-settings-values-')))
-  temps.push(dir)
-  copyFileSync(join(WORKSPACE, FIXTURES, 'clean.yaml'), join(dir, 'settings.yaml'))
-  return dir
-}
+const home = () => hosts.home('dsh-settings-values-', `${FIXTURES}/clean.yaml`)
 
-/** Run `dsh <args>` in process with `DSH_HOME` set: exit code and output lines. */
-async function dsh(dir: string, ...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runDsh(args, {
-    out: (line) => out.push(...line.split('\n')),
-    err: (line) => err.push(...line.split('\n')),
-    cwd: WORKSPACE,
-    env: { DSH_HOME: dir, DSH_PORT: '0' },
-    conditions: ['source'],
-  })
-  return { code, out, err }
-}
 
 const stored = (dir: string) => parse(readFileSync(join(dir, 'settings.yaml'), 'utf8')) as Record<string, any>
 
@@ -95,8 +62,8 @@ describe('dsh settings through the provider (no host running)', () => {
     expect(history.code).toBe(0)
     expect(history.out).toHaveLength(3)
     // Newest first: the two writes, then the hand-written file (made outside the seam; the oldest lists every section).
-    expect(history.out[0]).toMatch(/^\S+ {2}\S+ {2}by wire {2}web-search in preset\/coder$/)
-    expect(history.out[2]).toMatch(/^\S+ {2}\S+ {2}by unknown {2}web-search, assistant, /)
+    expect(history.out[0]).toMatch(/^\S+ {2}written \S+ {2}by wire {2}web-search in preset\/coder$/)
+    expect(history.out[2]).toMatch(/^\S+ {2}written \S+ {2}by unknown {2}web-search, assistant, /)
     const first = history.out[2]!.split(' ')[0]!
     const diff = await dsh(dir, 'settings', 'diff', first, '-d', DEPLOYMENT)
     expect(diff.out).toEqual(expect.arrayContaining(['web-search $.limit: 25 → 40', 'web-search $.engine: "google" → (none)']))
@@ -169,25 +136,7 @@ describe('dsh settings through the provider (no host running)', () => {
   })
 })
 
-/** Start `dsh start` on the example deployment (or `deployment`) in a child process; resolves once its remote server says where it runs. */
-async function startHost(dir: string, deployment = DEPLOYMENT, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/tools/dsh/src/bin.ts', 'start', deployment], {
-    cwd: WORKSPACE,
-    env: { ...process.env, DSH_HOME: dir, DSH_PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  hosts.push(child)
-  let output = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  const deadline = Date.now() + 60_000
-  // Its record, and the line saying the deployment is plugged (signals stop it cleanly from then on).
-  while (!existsSync(join(dir, 'remote-host.json')) || !output.includes('(edit it to re-plug changed entries; Ctrl-C stops)')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the host did not start:\n${output}`)
-    await new Promise((done) => setTimeout(done, 50))
-  }
-  return child
-}
+const startHost = async (dir: string, deployment = DEPLOYMENT, env: Record<string, string> = {}) => (await hosts.start(dir, deployment, env)).child
 
 describe('dsh settings through a running host', () => {
   it('writes through the host\'s wire, so its plugins read the change at once, and the record goes when it stops', { timeout: 90_000 }, async () => {

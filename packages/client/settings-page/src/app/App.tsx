@@ -1,13 +1,16 @@
-import { isSearching, searchForm } from '../model/index.ts'
+import { useCallback, useEffect, useMemo, useRef } from 'preact/hooks'
+import { isSearching, sameSearch, searchForm, type FormMatch, type FormModel, type SearchQuery } from '../model/index.ts'
 import { HistoryPanel } from './HistoryPanel.tsx'
+import { useSectionAtTop } from './in-view.ts'
+import { sectionView } from './lazy-section.ts'
+import { Nav, type NavEntry } from './Nav.tsx'
 import { ScopeBar } from './ScopeBar.tsx'
 import { SearchBar } from './SearchBar.tsx'
-import { Section } from './Section.tsx'
-import type { SettingsSession } from './session.ts'
+import { SectionList, SectionSlots, useWarmForms, type ListedSection } from './SectionList.tsx'
+import type { SectionState, SettingsSession } from './session.ts'
 import { useSession, useStore } from './use-session.ts'
 import { fieldId } from './format.ts'
 import { m, PAGE_LOCALES, pageLocale, type PageLocale } from './i18n.ts'
-
 
 /** Shown when the page was opened without the tokened URL `pnpm start` prints. */
 export function MissingToken() {
@@ -19,13 +22,50 @@ export function MissingToken() {
   )
 }
 
-/** Move to a section's heading without touching the address, whose fragment keeps the search. */
-function jumpTo(event: MouseEvent, id: string): void {
-  const target = document.getElementById(id)
-  if (!target) return
-  event.preventDefault()
-  target.scrollIntoView({ block: 'start' })
-  target.focus({ preventScroll: true })
+/** The search's result per form, kept while neither the form nor the query changes: typing re-judges only what it must. */
+const matches = new WeakMap<FormModel, { query: SearchQuery; match: FormMatch | undefined }>()
+
+function matchOf(section: SectionState, query: SearchQuery): FormMatch | undefined {
+  const { form } = section
+  const known = matches.get(form)
+  if (known && sameSearch(known.query, query)) return known.match
+  const match = searchForm(form, query)
+  matches.set(form, { query, match })
+  return match
+}
+
+/** Every section in page order (plugins waiting for setup first), with what the search shows of it. */
+function listSections(sections: readonly SectionState[], query: SearchQuery): ListedSection[] {
+  const searching = isSearching(query)
+  const listed = sections.map((section): ListedSection => {
+    const view = sectionView(section)
+    const match = searching ? matchOf(section, query) : undefined
+    return { section, view, match, shown: !searching || match !== undefined }
+  })
+  // Plugins waiting for setup come first: nothing else on the page matters to them until they are set up.
+  return [...listed.filter(({ view }) => view.needsSetup), ...listed.filter(({ view }) => !view.needsSetup)]
+}
+
+/** The namespace list's entries, the same array as last time while they are the same, so the list skips its render. */
+function useNavEntries(listed: readonly ListedSection[]): readonly NavEntry[] {
+  const last = useRef<readonly NavEntry[]>([])
+  const next = listed.filter(({ shown }) => shown).map(({ view }) => ({ ns: view.ns, setup: view.needsSetup === true }))
+  const previous = last.current
+  if (next.length !== previous.length || next.some((entry, index) => entry.ns !== previous[index]!.ns || entry.setup !== previous[index]!.setup)) last.current = next
+  return last.current
+}
+
+/** Move to a section's heading without touching the address, whose fragment keeps the search; mount it first if it waits. */
+function jumpTo(slots: SectionSlots, ns: string): void {
+  const go = () => {
+    const target = document.getElementById(fieldId(ns, []))
+    if (!target) return
+    target.scrollIntoView({ block: 'start' })
+    target.focus({ preventScroll: true })
+  }
+  if (document.getElementById(fieldId(ns, []))) return go()
+  slots.mountNow(ns)
+  requestAnimationFrame(go)
 }
 
 /** The forms: scope switcher, search, the namespace list and one section per namespace the search shows. */
@@ -33,11 +73,15 @@ function Forms({ session }: { session: SettingsSession }) {
   const state = useSession(session)
   const scoped = state.scope !== undefined
   const searching = isSearching(state.search)
-  const matched = state.sections.map((section) => ({ section, match: searching ? searchForm(section.form, state.search) : undefined }))
-  const shown = searching ? matched.filter(({ match }) => match !== undefined) : matched
-  // Plugins waiting for setup come first: nothing else on the page matters to them until they are set up.
-  const waiting = shown.filter(({ section }) => section.form.view.needsSetup)
-  const ordered = [...waiting, ...shown.filter(({ section }) => !section.form.view.needsSetup)]
+  const slots = useMemo(() => new SectionSlots(), [])
+  useEffect(() => () => slots.close(), [slots])
+  useWarmForms(state.sections, slots)
+  const listed = useMemo(() => listSections(state.sections, state.search), [state.sections, state.search])
+  const entries = useNavEntries(listed)
+  const order = useMemo(() => entries.map((entry) => entry.ns), [entries])
+  const sections = useRef<HTMLElement>(null)
+  const current = useSectionAtTop(order, slots.elementOf, sections, slots.mountNear)
+  const jump = useCallback((ns: string) => jumpTo(slots, ns), [slots])
   return (
     <>
       <ScopeBar session={session} scope={state.scope} scopes={state.scopes} />
@@ -50,29 +94,14 @@ function Forms({ session }: { session: SettingsSession }) {
           </button>
         </div>
       )}
-      {state.status !== 'failed' && <SearchBar session={session} query={state.search} scoped={scoped} tally={searching && state.status === 'ready' ? { shown: shown.length, total: state.sections.length } : undefined} />}
+      {state.status !== 'failed' && <SearchBar session={session} query={state.search} scoped={scoped} tally={searching && state.status === 'ready' ? { shown: entries.length, total: state.sections.length } : undefined} />}
       {state.status === 'loading' && state.sections.length === 0 && <p>{m.loading}</p>}
       {state.status !== 'failed' && (
         <div class="layout">
-          {shown.length > 0 && (
-            <nav class="toc" aria-label={m.namespaces}>
-              {waiting.length > 0 && <p class="toc-head">{m.needsSetupList}</p>}
-              <ul>
-                {ordered.map(({ section: { form } }) => (
-                  <li key={form.ns} class={form.view.needsSetup ? 'toc-setup' : undefined}>
-                    <a href={`#${fieldId(form.ns, [])}`} onClick={(event) => jumpTo(event, fieldId(form.ns, []))}>
-                      {form.ns}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            </nav>
-          )}
-          <main class="sections" aria-busy={state.status === 'loading'}>
+          {entries.length > 0 && <Nav entries={entries} current={current} onJump={jump} />}
+          <main class="sections" ref={sections} aria-busy={state.status === 'loading'}>
             {state.status === 'ready' && state.sections.length === 0 && <p>{m.noneRegistered(scoped)}</p>}
-            {ordered.map(({ section, match }) => (
-              <Section key={`${state.scope ?? ''}\0${section.form.ns}`} session={session} section={section} writable={state.writable} match={match} />
-            ))}
+            <SectionList session={session} listed={listed} writable={state.writable} slots={slots} scope={state.scope} />
           </main>
         </div>
       )}

@@ -1,9 +1,10 @@
 import { useEffect, useRef } from 'preact/hooks'
 import type { SettingsFieldChange, SettingsHistoryVersion, SettingsSectionDiff } from 'dsh-settings'
 import { showPath, showTime, showValue } from './format.ts'
-import { sectionKey, sectionName, whoMadeIt, type HistoryDiff, type HistoryState, type HistoryView } from './history.ts'
+import { sectionKey, sectionName, versionTime, whoMadeIt, type HistoryDiff, type HistoryState, type HistoryView } from './history.ts'
 import { useStore } from './use-session.ts'
 import { m } from './i18n.ts'
+import { stepList } from './migration-text.ts'
 
 /** What a changed field was in the version and is now, as two cells of text. Secrets never carry a value. */
 function cells(change: SettingsFieldChange): [string, string] {
@@ -27,7 +28,10 @@ function cells(change: SettingsFieldChange): [string, string] {
 
 /** How a section's stored version changed from the version picked to now: a migration names its steps. */
 function versionLine(version: NonNullable<SettingsSectionDiff['version']>): string {
-  if (version.steps) return m.versionMigrated(version.before, version.after, version.steps.length ? `: ${version.steps.join('; ')}` : '')
+  if (version.steps) {
+    const steps = stepList(version)
+    return m.versionMigrated(version.before, version.after, steps.length ? `: ${steps.join('; ')}` : '')
+  }
   return m.versionStored(version.before, version.after)
 }
 
@@ -117,7 +121,7 @@ function DiffView({ view, state, diff, version }: { view: HistoryView; state: Hi
   return (
     <section class="diff" aria-labelledby="diff-heading" aria-busy={diff.status === 'loading' || state.restoring}>
       <h3 id="diff-heading" tabIndex={-1}>
-        {version ? m.versionWritten(showTime(version.writtenAt), whoMadeIt(version.by)) : m.selectedVersion}
+        {version ? m.versionWritten(showTime(versionTime(version)), whoMadeIt(version.by)) : m.selectedVersion}
       </h3>
       <p class="description">{m.diffIntro}</p>
       {diff.status === 'loading' && <p>{m.comparing}</p>}
@@ -157,7 +161,7 @@ function VersionItem({ view, version, selected }: { view: HistoryView; version: 
   return (
     <li class={selected ? 'version version-selected' : 'version'}>
       <button type="button" class="quiet version-pick" aria-pressed={selected} onClick={() => void view.select(version.id)}>
-        <time dateTime={version.writtenAt}>{showTime(version.writtenAt)}</time>
+        <time dateTime={versionTime(version)}>{m.written(showTime(versionTime(version)))}</time>
         <span class="version-who">{m.by(whoMadeIt(version.by))}</span>
         <span class="version-sections">{m.changedSections(changed)}</span>
       </button>

@@ -1,14 +1,10 @@
 import type { SettingsSectionMigration } from 'dsh-settings'
 import { m } from './i18n.ts'
-
-/** The steps of a migration as one line: `rename $.apiKey to $.token; splitHost`. */
-function steps(migration: SettingsSectionMigration): string {
-  return migration.steps.length ? ` (${migration.steps.join('; ')})` : ''
-}
+import { stepsText } from './migration-text.ts'
 
 /**
  * What became of a section whose plugin versions its settings: migrated by
- * this host from an older version (with the step names), still stored at an
+ * this host from an older version (with its steps), still stored at an
  * older one, or newer than the plugin. Nothing for a current section; a
  * failing step is the section's problem, shown above.
  */
@@ -17,14 +13,14 @@ export function MigrationNote({ migration }: { migration: SettingsSectionMigrati
   if (migration.state === 'migrated') {
     return (
       <p class="notice migration-note" role="status">
-        {m.migrated(migration.from ?? 0, migration.version, steps(migration))}
+        {m.migrated(migration.from ?? 0, migration.version, stepsText(migration))}
       </p>
     )
   }
   if (migration.state === 'pending') {
     return (
       <p class="notice migration-note" role="status">
-        {m.migrationPending(migration.stored, migration.version, steps(migration))}
+        {m.migrationPending(migration.stored, migration.version, stepsText(migration))}
       </p>
     )
   }

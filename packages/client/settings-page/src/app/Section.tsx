@@ -1,4 +1,4 @@
-import { fieldAt, fieldShown, flatten, type FormMatch } from '../model/index.ts'
+import { fieldAt, fieldShown, flatten, startsWith, type FormMatch } from '../model/index.ts'
 import type { SectionApi } from './fields/api.ts'
 import { FieldView } from './fields/FieldView.tsx'
 import { fieldId, showPath } from './format.ts'
@@ -16,7 +16,7 @@ function isEmptySection(user: unknown): boolean {
  * and form. With `match` (a search is on) only the fields it shows are rendered.
  */
 export function Section({ session, section, writable, match }: { session: SettingsSession; section: SectionState; writable: boolean; match?: FormMatch | undefined }) {
-  const { form, conflict, newer, error, busy } = section
+  const { form, conflict, newer, error, busy, draft } = section
   // The stored section is not in effect (the file was edited into something the schema or the owner refuses).
   const problem = form.view.problem
   // The plugin waits for values it requires: they are asked for first, and saving them starts it.
@@ -36,6 +36,8 @@ export function Section({ session, section, writable, match }: { session: Settin
     setEditing: (control, editing) => session.setEditing(form.ns, control, editing),
     shows: (field) => match === undefined || fieldShown(match, field.path),
     ...(errorField && error ? { fieldError: { path: errorField.path, message: error.message } } : {}),
+    ...(draft?.missing?.length ? { missing: new Set(draft.missing.map((path) => path.join('\0'))) } : {}),
+    ...(draft ? { staged: (path: readonly string[]) => draft.staged.some((written) => startsWith(path, written)) } : {}),
   }
   const root = form.root
   const children = root.kind === 'object' ? (root.children ?? []) : [root]
@@ -54,7 +56,7 @@ export function Section({ session, section, writable, match }: { session: Settin
         )}
         {!form.registered && <span class="badge">{m.notRegisteredHere}</span>}
         {setup && <span class="badge badge-setup">{m.needsSetupBadge}</span>}
-        {(!isEmptySection(form.view.user) || (problem && !setup)) && (
+        {!draft && (!isEmptySection(form.view.user) || (problem && !setup)) && (
           <button type="button" class="quiet" disabled={api.disabled} onClick={() => void session.apply(form.ns, { type: 'reset-section' })}>
             {m.resetSection(scoped)}
           </button>
@@ -97,6 +99,11 @@ export function Section({ session, section, writable, match }: { session: Settin
           <p>{m.needsSetupText((problem?.missing ?? []).map((path) => showPath(path)).join(', '))}</p>
         </div>
       )}
+      {draft && !setup && (
+        <div class="notice notice-draft" role="status">
+          <p>{m.draftNotice}</p>
+        </div>
+      )}
       {problem && !setup && (
         <div class="notice notice-error" role="alert">
           <p>
@@ -121,7 +128,37 @@ export function Section({ session, section, writable, match }: { session: Settin
         ))}
         {!match && visible.length === 0 && flatten(root).length <= 1 && root.kind !== 'object' && root.kind !== 'union' && <p>{m.noFields}</p>}
       </div>
+      {(draft || setup) && <DraftActions session={session} section={section} writable={writable} />}
       {!match && <NotUsedKeys session={session} ns={form.ns} keys={form.view.undeclared} scoped={scoped} disabled={api.disabled || busy} />}
     </section>
+  )
+}
+
+/**
+ * The save bar of a section whose edits the page holds (a plugin waiting for
+ * setup, a switch to a form that needs values): one save sends them all;
+ * what is still missing is named here and marked at each field.
+ */
+function DraftActions({ session, section, writable }: { session: SettingsSession; section: SectionState; writable: boolean }) {
+  const { form, draft, busy } = section
+  const missing = draft?.missing ?? []
+  return (
+    <div class="draft-actions">
+      {missing.length > 0 && (
+        <p class="field-error" role="alert">
+          {m.draftMissing(missing.map((path) => showPath(path)).join(', '))}
+        </p>
+      )}
+      <div class="actions">
+        <button type="button" class="primary" disabled={!writable || busy || section.conflict !== undefined} onClick={() => void session.saveDraft(form.ns)}>
+          {m.draftSave}
+        </button>
+        {draft && (
+          <button type="button" class="quiet" disabled={busy} onClick={() => session.discardDraft(form.ns)}>
+            {m.draftDiscard}
+          </button>
+        )}
+      </div>
+    </div>
   )
 }

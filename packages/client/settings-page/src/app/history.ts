@@ -17,6 +17,16 @@ export const HISTORY_PAGE = 20
 const MAX_PAGE = 200
 
 
+/**
+ * The time that names a kept version wherever one is shown (the list, the
+ * difference's heading, and `dsh settings history`): when it was written,
+ * which is what a person means by "this version"; not when a later write
+ * replaced it, which can be minutes later.
+ */
+export function versionTime(version: Pick<SettingsHistoryVersion, 'writtenAt'>): string {
+  return version.writtenAt
+}
+
 /** Who made a version, in words: `this host (plugin)`, `an outside edit`, … joined with "and". */
 export function whoMadeIt(by: readonly SettingsHistoryVersion['by'][number][]): string {
   const names = [...new Set(by.map((who) => m.who[who] ?? who))]

@@ -5,7 +5,7 @@
  * form model for the same locale. Numbers and dates go through `Intl` in it.
  */
 
-import { FIELD_ISSUE_ENGLISH, type FieldIssue, type FieldIssueCode } from '../model/index.ts'
+import { EDIT_REFUSAL_ENGLISH, FIELD_ISSUE_ENGLISH, type EditRefusal, type FieldIssue, type FieldIssueCode } from '../model/index.ts'
 
 /** The languages the page speaks. */
 export type PageLocale = 'en-US' | 'zh-CN'
@@ -32,6 +32,11 @@ const en = {
   needsSetupList: 'Needs setup',
   needsSetupBadge: 'Needs setup',
   needsSetupText: (paths: string) => `This plugin waits for values it requires: ${paths}. It starts as soon as they are saved.`,
+  draftNotice: 'Not saved yet: this form needs the values marked required, then one save stores them all.',
+  draftSave: 'Save',
+  unsaved: 'not saved yet',
+  draftDiscard: 'Discard',
+  draftMissing: (paths: string) => `Still required: ${paths}.`,
   appliesAfterRestart: 'Applies after restart',
   appliesAfterRestartTitle: 'Changes take effect after the host restarts',
   notRegisteredHere: 'Not registered in this scope',
@@ -59,6 +64,14 @@ const en = {
   migrated: (from: number, to: number, steps: string) => `Migrated from version ${from} to version ${to}${steps}.`,
   migrationPending: (stored: number, to: number, steps: string) => `Stored at version ${stored}: it is read as version ${to}${steps}, and written back the next time the plugin starts.`,
   migrationNewer: (stored: number, to: number) => `Stored at version ${stored}, newer than this plugin's version ${to}: it is read as it is.`,
+  migrationSteps: (steps: readonly string[]): string => ` (${steps.join('; ')})`,
+  migrationOps: (ops: readonly string[]): string => ops.join(', '),
+  migrationRename: (from: string, to: string) => `rename ${from} to ${to}`,
+  migrationMove: (from: string, to: string) => `move ${from} to ${to}`,
+  migrationDrop: (path: string) => `remove ${path}`,
+  migrationDefault: (path: string) => `keep the earlier default of ${path}`,
+  migrationFunction: (name: string) => `run ${name}`,
+  migrationNoChange: 'no change',
   notUsed: 'Not used by this plugin',
   notUsedText: 'The stored settings hold these keys, but this plugin does not declare them: left over from an earlier version, or typed by hand. Their values are kept and never shown here.',
   notUsedBase: 'in the deployment file (cordis.yml); remove it there',
@@ -95,6 +108,10 @@ const en = {
   renameTo: (entry: string) => `New name for ${entry}`,
   rename: 'Rename',
   renameNamed: (entry: string) => `Rename ${entry}`,
+  tableItem: 'Item',
+  tableKey: 'Key',
+  tableActions: 'Actions',
+  cellLabel: (column: string, row: string) => `${column} of ${row}`,
   cancel: 'Cancel',
   newKey: (label: string) => `New ${label} key`,
   add: 'Add',
@@ -133,6 +150,8 @@ const en = {
   now: 'Now',
   withheldNote: 'Some fields differ in ways not shown here (secrets, keys the plugin does not declare).',
   versionWritten: (when: string, who: string) => `Version written ${when} by ${who}`,
+  /** A kept version's time in the list: when it was written (what `dsh settings history` shows too). */
+  written: (when: string) => `Written ${when}`,
   selectedVersion: 'Selected version',
   diffIntro: "What differs between this version and the settings now. Restoring writes the version's values back; the settings it replaces are kept as a version too.",
   comparing: 'Comparing…',
@@ -171,6 +190,8 @@ const en = {
   resolveFirst: 'resolve the conflict shown above first',
   onKey: (text: string) => `key: ${text}`,
   issue: FIELD_ISSUE_ENGLISH as Record<FieldIssueCode, (params: Record<string, string | number>) => string>,
+  refusal: EDIT_REFUSAL_ENGLISH as Record<EditRefusal, string>,
+  chooseForm: 'Nothing is stored yet: pick a form to set it up.',
 }
 
 /** Every text the page shows, in one language. */
@@ -192,6 +213,11 @@ const zh: PageMessages = {
   needsSetupList: '需要设置',
   needsSetupBadge: '需要设置',
   needsSetupText: (paths) => `此插件正在等待必填的值：${paths}。保存后立即启动。`,
+  draftNotice: '尚未保存：请先填写标为必填的值，然后一次保存全部。',
+  draftSave: '保存',
+  unsaved: '尚未保存',
+  draftDiscard: '放弃',
+  draftMissing: (paths) => `仍需填写：${paths}。`,
   appliesAfterRestart: '重启后生效',
   appliesAfterRestartTitle: '更改在宿主重启后生效',
   notRegisteredHere: '未在此作用域注册',
@@ -219,6 +245,14 @@ const zh: PageMessages = {
   migrated: (from, to, steps) => `已从版本 ${from} 迁移到版本 ${to}${steps}。`,
   migrationPending: (stored, to, steps) => `保存于版本 ${stored}：按版本 ${to} 读取${steps}，并在插件下次启动时写回。`,
   migrationNewer: (stored, to) => `保存于版本 ${stored}，比此插件的版本 ${to} 更新：按原样读取。`,
+  migrationSteps: (steps) => `（${steps.join('；')}）`,
+  migrationOps: (ops) => ops.join('，'),
+  migrationRename: (from, to) => `将 ${from} 重命名为 ${to}`,
+  migrationMove: (from, to) => `将 ${from} 移至 ${to}`,
+  migrationDrop: (path) => `删除 ${path}`,
+  migrationDefault: (path) => `为 ${path} 保留此前的默认值`,
+  migrationFunction: (name) => `运行 ${name}`,
+  migrationNoChange: '无变化',
   notUsed: '此插件未使用',
   notUsedText: '保存的设置包含这些键，但此插件并未声明：可能是旧版本遗留的，或是手动输入的。它们的值会被保留，且不会在此显示。',
   notUsedBase: '位于部署文件（cordis.yml）中；请在那里删除',
@@ -255,6 +289,10 @@ const zh: PageMessages = {
   renameTo: (entry) => `${entry} 的新名称`,
   rename: '重命名',
   renameNamed: (entry) => `重命名 ${entry}`,
+  tableItem: '项',
+  tableKey: '键',
+  tableActions: '操作',
+  cellLabel: (column, row) => `${row} 的 ${column}`,
   cancel: '取消',
   newKey: (label) => `新的 ${label} 键`,
   add: '添加',
@@ -292,6 +330,7 @@ const zh: PageMessages = {
   now: '现在',
   withheldNote: '部分字段的差异未在此显示（密钥、插件未声明的键）。',
   versionWritten: (when, who) => `由 ${who} 于 ${when} 写入的版本`,
+  written: (when) => `写入于 ${when}`,
   selectedVersion: '所选版本',
   diffIntro: '此版本与当前设置的差异。恢复会写回此版本的值；被替换的设置也会保留为一个版本。',
   comparing: '正在比较…',
@@ -349,6 +388,22 @@ const zh: PageMessages = {
     constant: (p) => `应为 ${p.value}`,
     required: () => '此项必填',
   },
+  refusal: {
+    'no-field': '表单中没有此字段',
+    'wrong-kind': '此字段不能这样修改',
+    'key-taken': '键为空或已被使用',
+    'no-key': '没有此键',
+    'inherited-entry': '此条目来自更低的层，不能在此删除或重命名',
+    'secret-entry': '此条目包含密钥，不能移到新键下',
+    'secret-order': '这些项目包含密钥，因此不能改变顺序',
+    'bad-order': '新顺序不是这些项目的排列',
+    'no-item': '该位置没有项目',
+    'no-form': '没有此形式',
+    'whole-section': '整个节只能重置，或逐个字段编辑',
+    'holds-secrets': '此字段包含密钥，请逐个编辑其字段',
+    'inherited-secrets': '此列表来自更低的层且包含密钥，此修改需要重述这些密钥',
+  },
+  chooseForm: '尚未保存任何值：请选择一种形式开始设置。',
 }
 
 const MESSAGES: Record<PageLocale, PageMessages> = { 'en-US': en, 'zh-CN': zh }

@@ -1,4 +1,5 @@
 import type { RedactedSecret, SettingsNamespaceView } from 'dsh-settings'
+import { discriminatorOf, impliedDefault, keyDefault, keyDescription, OTHERWISE, propertiesOf, spreadIntersect, taggedBranch, type Discriminator, type GrowingEnvelope } from './branches.ts'
 import { branchesOf, holdsSecret, readEnvelope, resolveNode, type Envelope, type EnvelopeNode } from './envelope.ts'
 import { getAt, hasAt, isPlainObject } from './paths.ts'
 import { checkNode } from './validate.ts'
@@ -17,6 +18,11 @@ export interface FieldVariant {
    * type in its own language.
    */
   type?: string
+  /**
+   * For a union told apart by {@link Field.discriminator}: the constant this form
+   * holds there; absent for the one form that takes every other value.
+   */
+  tag?: unknown
   field: Field
 }
 
@@ -65,8 +71,15 @@ export interface Field {
   variants?: FieldVariant[]
   /** For `union`: the index in `variants` of the form the value has, or -1 when it has none of them. */
   variant?: number
-  /** For a union of objects told apart by one constant property: that property's key. */
+  /** For a union of objects told apart by one property (a constant in each form, or in all but one): that property's key. */
   discriminator?: string
+  /** For a union with a discriminator: the description the schema gives that key (an adapter's base describes `protocol`). */
+  discriminatorDescription?: string
+  /**
+   * For a union whose two forms are told apart by a boolean ("enable to reveal"):
+   * the form is picked by ticking the discriminator, not from a list.
+   */
+  toggle?: boolean
   /** For `array` and `dict` with `role('table')`: render the entries as rows of a table. */
   layout?: 'table'
   /** The field starts folded (`collapse()`). */
@@ -94,7 +107,7 @@ const MAX_DEPTH = 64
 
 interface Walk {
   /** The envelope, with the unions made by spreading an intersection over its union parts added. */
-  envelope: { root: string; nodes: Map<string, EnvelopeNode> }
+  envelope: GrowingEnvelope
   view: SettingsNamespaceView
   /** Uids on the way from the root, to stop lazy recursion where there is no data. */
   stack: readonly string[]
@@ -130,96 +143,28 @@ function shownBranches(envelope: Envelope, node: EnvelopeNode): EnvelopeNode[] {
   return branchesOf(envelope, node).filter((branch) => !branch.meta.hidden)
 }
 
-/**
- * Object properties, with an intersection of objects merged into one object.
- * A later part's constant wins over an earlier part's property of the same key:
- * it is the narrower statement (an adapter's branch fixing `protocol`).
- */
-function propertiesOf(envelope: Envelope, node: EnvelopeNode): [string, string][] | undefined {
-  if (node.type === 'object') return Object.entries(node.dict ?? {})
-  if (node.type !== 'intersect') return undefined
-  const parts = branchesOf(envelope, node)
-  if (parts.length !== (node.list ?? []).length) return undefined
-  const merged = new Map<string, string>()
-  for (const part of parts) {
-    const properties = propertiesOf(envelope, part)
-    if (!properties) return undefined
-    for (const [key, id] of properties) if (!merged.has(key) || resolveNode(envelope, id)?.type === 'const') merged.set(key, id)
-  }
-  return [...merged]
-}
-
-/**
- * An intersection with union parts, spread into a union of intersections (one
- * per branch of its first union part; the rest spread as each is built), so
- * `intersect([base, union([http, ws])])` reads as "http with base" or "ws with
- * base". The made nodes join the walk's envelope under derived uids.
- */
-function spreadIntersect(walk: Walk, node: EnvelopeNode): EnvelopeNode | undefined {
-  if (node.type !== 'intersect') return undefined
-  const list = flatParts(walk.envelope, node)
-  const at = list.findIndex((id) => resolveNode(walk.envelope, id)?.type === 'union')
-  if (at < 0) return undefined
-  const union = resolveNode(walk.envelope, list[at])!
-  const uid = `${node.uid}~${at}`
-  const existing = walk.envelope.nodes.get(uid)
-  if (existing) return existing
-  const branches = (union.list ?? []).map((branch, index) => {
-    const part: EnvelopeNode = { uid: `${uid}~${index}`, type: 'intersect', meta: { required: false, hidden: false }, list: list.map((id, i) => (i === at ? branch : id)) }
-    walk.envelope.nodes.set(part.uid, part)
-    return part.uid
-  })
-  const spread: EnvelopeNode = { uid, type: 'union', meta: { ...node.meta, description: node.meta.description ?? union.meta.description }, list: branches }
-  walk.envelope.nodes.set(uid, spread)
-  return spread
-}
-
-/** The parts of an intersection, with nested intersections opened into their own parts. */
-function flatParts(envelope: Envelope, node: EnvelopeNode, seen = new Set<string>()): string[] {
-  if (seen.has(node.uid)) return []
-  seen.add(node.uid)
-  return (node.list ?? []).flatMap((id) => {
-    const part = resolveNode(envelope, id)
-    return part?.type === 'intersect' ? flatParts(envelope, part, seen) : [id]
-  })
-}
-
-/** The key whose constant tells a union's object branches apart, if there is one. */
-function discriminatorOf(envelope: Envelope, branches: EnvelopeNode[]): string | undefined {
-  if (branches.length < 2) return undefined
-  const tables = branches.map((branch) => propertiesOf(envelope, branch))
-  if (!tables.every((table) => table)) return undefined
-  const first = tables[0]!
-  return first
-    .map(([key]) => key)
-    .find((key) => {
-      const constants = tables.map((table) => resolveNode(envelope, table!.find(([k]) => k === key)?.[1]))
-      if (!constants.every((c) => c?.type === 'const')) return false
-      return new Set(constants.map((c) => JSON.stringify(c!.value))).size === constants.length
-    })
-}
-
 const TYPE_WORDS: Record<string, string> = { string: 'text', number: 'number', boolean: 'on / off', object: 'settings', intersect: 'settings', array: 'list', dict: 'table', tuple: 'list', any: 'JSON' }
 
-function variantLabel(envelope: Envelope, branch: EnvelopeNode, discriminator: string | undefined): Pick<FieldVariant, 'label' | 'type'> {
+function variantLabel(envelope: Envelope, branch: EnvelopeNode, discriminator: Discriminator | undefined): Pick<FieldVariant, 'label' | 'type'> {
   if (discriminator) {
-    const id = propertiesOf(envelope, branch)?.find(([key]) => key === discriminator)?.[1]
-    const constant = resolveNode(envelope, id)
-    if (constant) return { label: constLabel(constant) }
+    const constant = resolveNode(envelope, propertiesOf(envelope, branch)?.find(([key]) => key === discriminator.key)?.[1])
+    if (constant?.type === 'const') return { label: constLabel(constant) }
   }
   if (branch.type === 'const') return { label: constLabel(branch) }
   if (branch.meta.description !== undefined) return { label: branch.meta.description }
   return { label: TYPE_WORDS[branch.type] ?? branch.type, type: branch.type === 'intersect' ? 'object' : branch.type }
 }
 
-/** The variant the value has: by the discriminator when there is one, else the branch that finds the fewest problems with it. */
-function chosenVariant(walk: Walk, branches: EnvelopeNode[], discriminator: string | undefined, value: unknown): number {
+/**
+ * The variant the value has: by the discriminator when there is one (a value
+ * with none of its constants, or no value, takes the form for every other
+ * value), else the branch that finds the fewest problems with it.
+ */
+function chosenVariant(walk: Walk, branches: EnvelopeNode[], discriminator: Discriminator | undefined, value: unknown): number {
   if (discriminator !== undefined) {
-    const tag = isPlainObject(value) ? value[discriminator] : undefined
-    return branches.findIndex((branch) => {
-      const id = propertiesOf(walk.envelope, branch)?.find(([key]) => key === discriminator)?.[1]
-      return resolveNode(walk.envelope, id)?.value === tag
-    })
+    const given = isPlainObject(value) ? value : {}
+    const fallback = given[discriminator.key] === undefined ? keyDefault(walk.envelope, branches, discriminator.key) : undefined
+    return taggedBranch(discriminator, fallback === undefined ? given : { ...given, [discriminator.key]: fallback })
   }
   let best = -1
   let fewest = Infinity
@@ -236,9 +181,19 @@ function unionField(walk: Walk, node: EnvelopeNode, id: string, path: string[]):
   const inner = { ...walk, stack: [...walk.stack, node.uid] }
   const branches = shownBranches(walk.envelope, node)
   const discriminator = discriminatorOf(walk.envelope, branches)
-  field.variants = branches.map((branch) => ({ ...variantLabel(walk.envelope, branch, discriminator), field: buildField(inner, branch.uid, path) }))
+  field.variants = branches.map((branch, index) => {
+    const tag = discriminator?.tags[index]
+    const variant: FieldVariant = { ...variantLabel(walk.envelope, branch, discriminator), field: buildField(inner, branch.uid, path) }
+    if (tag !== undefined && tag !== OTHERWISE) variant.tag = tag
+    return variant
+  })
   field.variant = chosenVariant(walk, branches, discriminator, field.value)
-  if (discriminator !== undefined) field.discriminator = discriminator
+  if (discriminator !== undefined) {
+    field.discriminator = discriminator.key
+    const description = keyDescription(walk.envelope, branches, discriminator.key)
+    if (description !== undefined) field.discriminatorDescription = description
+    if (branches.length === 2 && discriminator.tags.every((tag) => tag === OTHERWISE || typeof tag === 'boolean')) field.toggle = true
+  }
   // The chosen form's fields are the union's own, so paths below it resolve through it.
   const chosen = field.variants[field.variant]?.field
   if (chosen?.children) field.children = chosen.children
@@ -264,8 +219,9 @@ function baseField(walk: Walk, node: EnvelopeNode, uid: string, path: string[], 
   const field: Field = { path, uid, kind, label: path.at(-1) ?? walk.view.ns, required: node.meta.required, hidden: node.meta.hidden, ...layerInfo(walk, path) }
   const { description, min, max, step, pattern } = node.meta
   Object.assign(field, Object.fromEntries(Object.entries({ description, min, max, step, pattern }).filter(([, v]) => v !== undefined)))
-  // A redacted envelope has no secret defaults, but never show one even if a sender forgot to strip it.
-  if (node.meta.default !== undefined && kind !== 'secret') field.default = node.meta.default
+  // A redacted envelope has no secret defaults, but never show one even if a sender forgot to strip it. A `null`
+  // default is none: schemastery still asks a required field for a value (OneBot's `endpoint`).
+  if (node.meta.default != null && kind !== 'secret') field.default = node.meta.default
   if (node.meta.collapse) field.collapsed = true
   if (node.meta.role === 'table' && (node.type === 'array' || node.type === 'dict')) field.layout = 'table'
   return field
@@ -296,6 +252,12 @@ function unsupported(walk: Walk, node: EnvelopeNode | undefined, uid: string, pa
   return { ...baseField(walk, stub, uid, path, 'unsupported'), reason }
 }
 
+/** `field` with the default its schema implies where it states none (an intersection of objects). */
+function withDefault(field: Field, implied: unknown): Field {
+  if (field.default === undefined && implied !== undefined) field.default = implied
+  return field
+}
+
 /** Schema types whose values are code or class instances: a form shows them but cannot write them. */
 const CODE_TYPES: Record<string, string> = {
   function: 'this value is a function, which only the plugin\'s code can supply',
@@ -312,7 +274,8 @@ function buildField(walk: Walk, uid: string | undefined, path: string[]): Field 
   if (walk.stack.includes(found.uid) && getAt(walk.view.value, path) === undefined) {
     return unsupported(walk, found, id, path, 'a recursive schema with no value here')
   }
-  const spread = spreadIntersect(walk, found)
+  const spread = spreadIntersect(walk.envelope, found)
+  const implied = impliedDefault(walk.envelope, found)
   // The spread union keeps the intersection's own meta (description, default) and the uid it stands for.
   const node = spread ? { ...spread, meta: found.meta } : found
   const nodeId = spread ? spread.uid : id
@@ -325,11 +288,11 @@ function buildField(walk: Walk, uid: string | undefined, path: string[]): Field 
     if (leaf === 'bitset') field.options = Object.entries(node.bits!).map(([label, value]) => ({ value, label }))
     return field
   }
-  if (node.type === 'union') return unionField(walk, node, nodeId, path)
+  if (node.type === 'union') return withDefault(unionField(walk, node, nodeId, path), implied)
   if (['object', 'intersect', 'dict', 'array', 'tuple'].includes(node.type)) {
     const field = baseField(walk, node, nodeId, path, node.type === 'intersect' ? 'object' : (node.type as FieldKind))
     childrenFor(walk, node, path, field)
-    if (field.children) return field
+    if (field.children) return withDefault(field, implied)
   }
   const reason = CODE_TYPES[node.type]
   if (reason) return { ...baseField(walk, node, nodeId, path, 'readonly'), reason }

@@ -20,14 +20,19 @@ export { checkNode, FIELD_ISSUE_ENGLISH, validateField } from './validate.ts'
 /** One validation problem, without the value. */
 export type { FieldIssue, FieldIssueCode } from './validate.ts'
 /** Turn an edit into what to send; see {@link planEdit}. */
-export { planEdit } from './ops.ts'
-/** Edits and their plans. */
-export type { Edit, EditPlan } from './ops.ts'
+export { EDIT_REFUSAL_ENGLISH, planEdit } from './ops.ts'
+/** Edits, their plans, and why one is refused. */
+export type { Edit, EditPlan, EditRefusal } from './ops.ts'
 /** Read JSON data by path, as the model does. */
-export { getAt, hasAt } from './paths.ts'
+export { getAt, hasAt, startsWith } from './paths.ts'
 /** What differs between two reads of a namespace; see {@link changedFields}. */
 export { changedFields } from './changes.ts'
 export type { FieldChange } from './changes.ts'
+/** Edits staged and saved together (setup, a switch to a form that needs values); see {@link stage}. */
+export { fixedOps, missingValues, newlyMissing, NOTHING_STAGED, stage, stagedOps, stagedView } from './staged.ts'
+export type { Staged } from './staged.ts'
+/** How a union's forms are told apart; see {@link meantBranch}. */
+export { meantBranch } from './branches.ts'
 /** The starting value of a new entry or item; see {@link blankValue}. */
 export { blankValue } from './blank.ts'
 /** Search and the "modified" filter, and their place in the address; see {@link searchForm}. */

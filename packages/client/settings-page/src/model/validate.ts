@@ -1,3 +1,4 @@
+import { meantBranch } from './branches.ts'
 import { branchesOf, resolveNode, type Envelope, type EnvelopeNode } from './envelope.ts'
 import type { Field, FormModel } from './fields.ts'
 import { isPlainObject } from './paths.ts'
@@ -111,12 +112,22 @@ function checkEntries(envelope: Envelope, node: EnvelopeNode, value: unknown, pa
   }
 }
 
+/**
+ * A union accepts what one of its branches accepts. When it refuses and the
+ * value says which branch it means (its discriminator, or the only branch whose
+ * constants it does not contradict), that branch's problems are reported, each
+ * at its own field; otherwise the union's own.
+ */
 function checkUnion(envelope: Envelope, node: EnvelopeNode, value: unknown, path: string[]): FieldIssue[] {
   const branches = branchesOf(envelope, node)
   if (branches.some((branch) => checkNode(envelope, branch.uid, value, path).length === 0)) return []
   if (branches.every((branch) => branch.type === 'const')) {
     return [issue(path, 'one-of', { choices: branches.map((b) => show(b.value)).join(', ') })]
   }
+  // Hidden branches are a plugin's own escape hatches: a person never means one.
+  const shown = branches.filter((branch) => !branch.meta.hidden)
+  const meant = meantBranch(envelope, shown, value)
+  if (meant >= 0) return checkNode(envelope, shown[meant]!.uid, value, path)
   return [issue(path, 'any-form')]
 }
 
@@ -149,7 +160,8 @@ export function checkNode(envelope: Envelope, uid: string | undefined, value: un
   const node = resolveNode(envelope, uid)
   if (!node) return []
   if (value === undefined || value === null) {
-    return node.meta.required && node.meta.default === undefined ? [issue(path, 'required')] : []
+    // A `null` default is none: schemastery still refuses a required field without a value.
+    return node.meta.required && node.meta.default == null ? [issue(path, 'required')] : []
   }
   return checkPresent(envelope, node, value, path)
 }

@@ -19,6 +19,7 @@ import { HISTORY_PAGE, sectionName, whoMadeIt, type HistoryState } from '../../s
 import { SettingsSession, type SessionState } from '../../src/app/session.ts'
 import { serviceOf } from '../e2e/harness/deployment.ts'
 import { FakeRemote } from './fake-remote.ts'
+import { until } from './stack.ts'
 
 const Demo = Schema.object({
   engine: Schema.union(['bing', 'google']).default('bing'),
@@ -86,17 +87,6 @@ async function boot(document = `demo:\n  limit: 5\n  apiKey: ${OLD_SECRET}\n`): 
   return { settings, remote, session, plugin, file }
 }
 
-/** Resolve once `check` holds for the store's state, listening rather than polling. */
-function until<T>(store: { state: T; subscribe(listener: () => void): () => void }, check: (state: T) => boolean): Promise<T> {
-  return new Promise((resolve) => {
-    if (check(store.state)) return resolve(store.state)
-    const off = store.subscribe(() => {
-      if (!check(store.state)) return
-      off()
-      resolve(store.state)
-    })
-  })
-}
 
 const demo = (session: SettingsSession) => session.state.sections.find((section) => section.form.ns === 'demo')!
 

@@ -4,17 +4,19 @@
  * own wire handlers with arguments, answers and errors round-tripped through
  * JSON, and the event stream is driven by the test.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Context, type Fiber } from 'cordis'
+import { describe, expect, it, vi } from 'vitest'
+import type { Context, Fiber } from 'cordis'
 import Schema from 'schemastery'
 import { createScope } from 'dsh-scope'
 import type { SettingsDocument, SettingsRegisterOptions } from 'dsh-settings'
-import { MemorySettingsProvider } from 'dsh-settings/memory'
+import type { MemorySettingsProvider } from 'dsh-settings/memory'
 import { RemoteError } from 'dsh-remote/client'
-import { SettingsController } from 'dsh-settings-controller'
+import type { SettingsController } from 'dsh-settings-controller'
 import { drainMicrotasks } from 'dsh-testing'
-import { SettingsSession, type SectionState, type SessionState } from '../../src/app/session.ts'
-import { FakeRemote } from './fake-remote.ts'
+import type { SettingsSession, SectionState } from '../../src/app/session.ts'
+import { EDIT_REFUSAL_ENGLISH } from '../../src/model/index.ts'
+import type { FakeRemote } from './fake-remote.ts'
+import { until, useStack } from './stack.ts'
 
 const Demo = Schema.object({
   engine: Schema.union(['bing', 'google']).default('bing'),
@@ -45,34 +47,14 @@ interface Booted {
   session: SettingsSession
 }
 
-const disposers: (() => Promise<void> | void)[] = []
-
-afterEach(async () => {
-  vi.useRealTimers()
-  for (const dispose of disposers.splice(0).reverse()) await dispose()
-})
+const stack = useStack()
 
 /**
  * Boot a memory provider and the controller, register `demo` and `range`
  * globally (and `demo` under `preset/coder`), and construct a session on a fake remote.
  */
 async function boot(options: { document?: SettingsDocument; writable?: boolean } = {}): Promise<Booted> {
-  const root = new Context()
-  root.logger.exporter({ export: () => {} })
-  const providerFiber = root.plugin(MemorySettingsProvider, { document: options.document ?? {}, writable: options.writable ?? true })
-  await providerFiber
-  disposers.push(() => providerFiber.dispose().then(() => {}))
-  let provider!: MemorySettingsProvider
-  await root.inject(['settings'], (ctx) => {
-    provider = ctx.settings as MemorySettingsProvider
-  })
-  const controllerFiber = root.plugin(SettingsController, { opener: false })
-  await controllerFiber
-  disposers.push(() => controllerFiber.dispose().then(() => {}))
-  let controller!: SettingsController
-  await root.inject(['settingsController'], (ctx) => {
-    controller = ctx.settingsController
-  })
+  const { root, provider, controller, session: open } = await stack.boot(options)
   const register = async (parent: Context, ns: string, schema: Schema, registerOptions?: SettingsRegisterOptions<any>): Promise<Fiber> => {
     const fiber = parent.plugin({ inject: ['settings'], apply: (ctx: Context) => void ctx.settings.register(ns, schema, registerOptions) })
     await fiber.await()
@@ -81,22 +63,8 @@ async function boot(options: { document?: SettingsDocument; writable?: boolean }
   await register(root, 'demo', Demo)
   await register(root, 'range', RangeSchema, rangeCheck)
   await register(createScope(root, { name: 'preset/coder' }).ctx, 'demo', Demo)
-  const remote = new FakeRemote(controller)
-  const session = new SettingsSession(remote.asRemote())
-  disposers.push(() => session.close())
+  const { remote, session } = open()
   return { provider, controller, remote, session }
-}
-
-/** Resolve with the state once `check` holds for it, listening to the session rather than polling. */
-function until(session: SettingsSession, check: (state: SessionState) => boolean): Promise<SessionState> {
-  return new Promise((resolve) => {
-    if (check(session.state)) return resolve(session.state)
-    const off = session.subscribe(() => {
-      if (!check(session.state)) return
-      off()
-      resolve(session.state)
-    })
-  })
 }
 
 /** Start the session and wait for its first full load. */
@@ -218,20 +186,29 @@ describe('apply', () => {
     expect(provider.document()).toEqual({ demo: { limit: 3, note: 'after' } })
   })
 
-  it('reads again after a write when a change underneath arrived while it was on its way', async () => {
+  it('reads the section again after a write when a change underneath arrived while it was on its way', async () => {
     const { provider, remote, session } = await started()
     remote.options.connected?.()
     const gate = remote.hold('mutate')
     const pending = session.apply('demo', { type: 'set', path: ['limit'], value: 3 })
-    // The write has landed; before the page hears back, somebody else changes the section.
+    // The write has landed and its answer is read; before the page hears back, somebody else changes the section.
+    await vi.waitFor(() => expect(provider.document().demo).toMatchObject({ limit: 3 }))
+    await drainMicrotasks()
     await provider.update('demo', { note: 'theirs' })
+    const described = remote.count('describe')
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     remote.emit('settings/document-updated', { ns: 'demo', revision: revisionOf(provider, 'demo') })
-    await until(session, () => section(session, 'demo').newer !== undefined)
+    // The event may be the write's own: it waits for the write's answer, and nothing is read meanwhile.
+    vi.runOnlyPendingTimers()
+    expect(remote.count('describe')).toBe(described)
+    vi.useRealTimers()
     gate.resolve()
     await pending
+    // The event named a revision past the answer: that one section is read again.
     await until(session, () => (valueOf(session, 'demo') as { note?: string }).note === 'theirs')
     expect(valueOf(session, 'demo').limit).toBe(3)
     expect(section(session, 'demo').newer).toBeUndefined()
+    expect(remote.calls.filter((call) => call.method === 'describe').slice(described)).toEqual([{ method: 'describe', args: [null, ['demo']] }])
   })
 
   it('never lets a read sent before a write’s answer take the form back to before that write', async () => {
@@ -284,8 +261,9 @@ describe('apply', () => {
     })
     const sent = remote.calls.length
     const before = session.state
-    expect(await session.apply('demo', { type: 'array-reorder', path: ['accounts'], order: [1, 0] })).toBe('the items hold secrets, so their order cannot change')
-    expect(await session.apply('demo', { type: 'set', path: [], value: {} })).toBe('use reset-section or per-field edits for the whole section')
+    // The reason in the page's language (English here), by the planner's code.
+    expect(await session.apply('demo', { type: 'array-reorder', path: ['accounts'], order: [1, 0] })).toBe(EDIT_REFUSAL_ENGLISH['secret-order'])
+    expect(await session.apply('demo', { type: 'set', path: [], value: {} })).toBe(EDIT_REFUSAL_ENGLISH['whole-section'])
     expect(await session.apply('gone', { type: 'set', path: ['x'], value: 1 })).toBe('this section is no longer shown')
     expect(remote.calls.length).toBe(sent)
     expect(session.state).toBe(before)

@@ -169,7 +169,7 @@ describeBrowser('the page over the corpus of published Configs, in two languages
     await page.getByText(/^Showing \d+ of \d+ namespaces\.$/).waitFor()
   }, 120_000)
 
-  it('lists a plugin that needs its token first, and starts it once the token is typed in the page', async () => {
+  it('lists a plugin that needs its token first, and starts it once the token is typed in the page and saved', async () => {
     const starts: unknown[] = []
     const bot = (ctx: Context) => void starts.push(ctx.settings.register('chat-bot', Bot).get())
     const { deployment, page } = await open({ waiting: [bot] })
@@ -186,6 +186,11 @@ describeBrowser('the page over the corpus of published Configs, in two languages
     await region.getByRole('button', { name: en.replaceNamed('token') }).click()
     await region.getByLabel(en.newSecret('token')).fill(TYPED_TOKEN)
     await region.getByRole('button', { name: en.saveNamed('token') }).click()
+    // The value is held in the page until the section's one save: nothing is written before it.
+    await region.getByRole('button', { name: en.draftSave, exact: true }).waitFor()
+    expect(starts).toEqual([])
+    expect(await deployment.readFile().catch(() => '')).not.toContain(TYPED_TOKEN)
+    await region.getByRole('button', { name: en.draftSave, exact: true }).click()
     await expect.poll(() => starts.length, { timeout: 10_000 }).toBe(1)
     expect(starts[0]).toEqual({ token: TYPED_TOKEN, greeting: 'hello' })
     await region.getByText(en.secretSet(en.layer.global)).waitFor()

@@ -71,7 +71,7 @@ describeBrowser('keys not used by the plugin, and migrations, in chromium', (exe
     const { deployment, page, traffic } = await open()
     const list = notUsed(page)
     expect(await list.getByRole('listitem').allTextContents()).toEqual(['apikeyRemove', 'legacyRemove'])
-    expect(await section(page).getByText('Migrated from version 0 to version 1 (rename $.apiKey to $.token).', { exact: false }).isVisible()).toBe(true)
+    expect(await section(page).getByText('Migrated from version 0 to version 1 (rename apiKey to token).', { exact: false }).isVisible()).toBe(true)
     await saveScreenshot(page, 'not-used')
     expect(await runAxe(page)).toEqual([])
 

@@ -6,12 +6,13 @@
  *    settings provider entry names the default document; `dsh-remote` and
  *    `dsh-settings-controller` are left out.
  * 2. The document is read and parsed by the file provider's own codec
- *    (`dsh-settings-file/codec`): something other than a regular file is
- *    refused before it is opened for reading, a document over the size cap
- *    before a byte is read, and the parse is the provider's (linear, with its
- *    refusals). A syntax error or a document that cannot be read as sections
- *    is itself a problem, and ends the check. positions.ts maps data paths to
- *    lines and columns of the same parse.
+ *    (read.ts): something other than a regular file is refused before it is
+ *    opened for reading, a document over the size cap before a byte is read,
+ *    and the parse is the provider's (linear, with its refusals). The
+ *    deployment's own document, not written yet, reads as an empty one. A
+ *    syntax error or a document that cannot be read as sections is itself a
+ *    problem, and ends the check. positions.ts maps data paths to lines and
+ *    columns of the same parse.
  * 3. The other entries, scope groups included, run in one cordis root over a
  *    read-only `MemorySettingsProvider` holding the document, and every
  *    registration is recorded. A plugin that fails on a stored section never
@@ -32,10 +33,10 @@ import { extname, resolve } from 'node:path'
 import { processConditions } from 'dsh-loader'
 import { SCOPE_ID_PATTERN } from 'dsh-scope'
 import { formatPath as formatSectionPath, NAMESPACE_PATTERN, RESERVED_NAMESPACES, SCOPES_KEY, type SettingsDocument } from 'dsh-settings'
-import { DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, readDocumentText, SettingsDocumentError, SettingsDocumentTooLargeError, SettingsNotAFileError, type ParsedDocument } from 'dsh-settings-file/codec'
-import { defaultDocument, pluginSubject, readDeployment, runPass, UsageError, type EntryRef, type FileProviderConfig, type Pass, type Registration } from './deployment.ts'
+import { defaultDocument, pluginSubject, readDeployment, runPass, UsageError, type EntryRef, type Pass, type Registration } from './deployment.ts'
 import { instanceKey, isPlainObject, isSectionError, judgeSections, sectionHolding, type Judgment } from './judge.ts'
 import { PositionedText, type Position, type Target } from './positions.ts'
+import { readChecked } from './read.ts'
 import { warningRule } from './warnings.ts'
 
 export { UsageError }
@@ -239,54 +240,15 @@ function shapeProblems(data: Record<string, unknown>, known: ReadonlySet<string>
   return found
 }
 
-/**
- * What a refusal of the provider's parse reports: for YAML that does not parse, each place yaml
- * stops (its codes, as the provider's own parse finds them, never its messages, which quote the
- * source); for JSON that does not parse, its one place; for a document that parses but is not
- * sections (not a map, aliases past the cap), the provider's rule at its position.
- */
-function refusalProblems(error: SettingsDocumentError, text: string, format: 'yaml' | 'json', file: string): { position: Position; code: ProblemCode; rule: string }[] {
-  if (format === 'yaml') {
-    const syntax = PositionedText.parse(text).errors
-    if (syntax.length) {
-      // yaml may report several codes at one place (a block used as a key, spanning lines): one line per place.
-      const byPlace = new Map<string, { position: Position; codes: string[] }>()
-      for (const { code, position } of syntax) {
-        const place = byPlace.get(`${position.line}:${position.column}`) ?? { position, codes: [] }
-        if (!place.codes.includes(code)) place.codes.push(code)
-        byPlace.set(`${position.line}:${position.column}`, place)
-      }
-      return [...byPlace.values()].map(({ position, codes }) => ({ position, code: 'bad-yaml', rule: `not valid YAML (${codes.join(', ')})` }))
-    }
-  } else if (error.code === 'SETTINGS_DOCUMENT' && error.position) {
-    // JSON.parse stops at the first error: its one place (a root that is not a map has a code of its own).
-    return [{ position: error.position, code: 'bad-yaml', rule: 'not valid JSON' }]
-  }
-  return [{ position: error.position ?? { line: 1, column: 1 }, code: 'bad-document', rule: documentRule(error, file) }]
-}
-
 /** The valid scope ids the document holds sections under. */
 function documentScopes(data: Record<string, unknown>): string[] {
   const scopes = data[SCOPES_KEY]
   return isPlainObject(scopes) ? Object.keys(scopes).filter((scope) => SCOPE_ID_PATTERN.test(scope) && isPlainObject(scopes[scope])) : []
 }
 
-/** The file provider's size cap for the deployment: its `maxDocumentBytes` when configured, else the provider's default. */
-function sizeCap(deployment: Awaited<ReturnType<typeof readDeployment>>): number {
-  const configured = deployment.provider?.file ? (deployment.provider.ref.entry.config as FileProviderConfig | null)?.maxDocumentBytes : undefined
-  return typeof configured === 'number' && Number.isSafeInteger(configured) && configured >= 1 ? configured : DEFAULT_MAX_DOCUMENT_BYTES
-}
-
-/** A refusal of the provider's parse as a rule: its message without the document's path (the line names the file) or position. */
-function documentRule(error: SettingsDocumentError, file: string): string {
-  const prefix = `settings document ${file} `
-  const rest = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
-  return `the document ${rest.replace(/,? at line \d+, column \d+$/, '')}`
-}
-
 /**
  * Check the settings document against the deployment's plugins.
- * @throws {UsageError} when a file is missing, unreadable or not a regular file, the deployment does not plan, or no document can be named.
+ * @throws {UsageError} when the deployment file or a named document is missing, a file is unreadable or not a regular file, the deployment does not plan, or no document can be named.
  */
 export async function checkSettings(options: CheckOptions): Promise<CheckResult> {
   const env = options.env ?? process.env
@@ -296,32 +258,13 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
   const result: CheckResult = { deployment: deploymentFile, document: documentFile, problems: [], warnings: [], notes: [], namespaces: [], scopes: [], judged: false }
   const inDocument = (position: Position, code: ProblemCode, subject: string, rule: string): Problem => ({ code, file: documentFile, ...position, subject, rule })
 
-  // Read as the provider reads: a FIFO or a directory is refused before it is opened for reading, and a
-  // document over the cap before a byte of it is read.
-  const cap = sizeCap(deployment)
-  let text: string | undefined
-  try {
-    text = await readDocumentText(documentFile, { maxBytes: cap })
-  } catch (error) {
-    if (error instanceof SettingsDocumentTooLargeError) {
-      result.problems = [inDocument({ line: 1, column: 1 }, 'bad-document', 'document', `the document is ${error.bytes} bytes, over the file provider's size cap of ${error.limit} (maxDocumentBytes), so it refuses to load it; it was not read`)]
-      return result
-    }
-    const why = error instanceof SettingsNotAFileError ? `it is a ${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
-    throw new UsageError(`cannot read the settings document ${documentFile}: ${why}`)
-  }
-  if (text === undefined) throw new UsageError(`cannot read the settings document ${documentFile}: ENOENT`)
-
-  // Parsed as the provider parses it: JSON for .json, else YAML. It must read as a map of sections before anything else can be said.
-  const format = extname(documentFile).toLowerCase() === '.json' ? 'json' : 'yaml'
-  let parsed: ParsedDocument
-  try {
-    parsed = parseSettings(text, format, documentFile, cap)
-  } catch (error) {
-    if (!(error instanceof SettingsDocumentError)) throw error
-    result.problems = refusalProblems(error, text, format, documentFile).map(({ position, code, rule }) => inDocument(position, code, 'document', rule))
+  const read = await readChecked(documentFile, deployment, options.document === undefined)
+  if ('problems' in read) {
+    result.problems = read.problems.map(({ position, code, rule }) => inDocument(position, code, 'document', rule))
     return result
   }
+  const { text, parsed } = read
+  if (read.missing) result.notes.push(`the settings document ${documentFile} does not exist yet (the file provider writes it at its first write): checked as an empty document, each problem at line 1, column 1`)
   const data = parsed.data
   // Positions come from the same parse; JSON (which is YAML) is parsed once more for them.
   const positions = parsed.yaml ? PositionedText.of(text, parsed.yaml) : PositionedText.parse(text)

@@ -16,7 +16,8 @@ copy of the document, and dsh-remote and dsh-settings-controller are left out.
   cordis.yml      the deployment file (default: cordis.yml)
   settings.yaml   the document to check (default: the one the deployment's
                   dsh-settings-file entry uses: its path, else settings.yaml
-                  under its home, $DSH_HOME or ~/.dsh)
+                  under its home, $DSH_HOME or ~/.dsh; not written yet, it is
+                  checked as an empty document, each problem at line 1)
 
 Each problem is one line, <file>:<line>:<column>: <what>: <rule> [<code>];
 each warning (a key the plugin does not use, a section that would migrate)

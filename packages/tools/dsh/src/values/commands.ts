@@ -154,8 +154,9 @@ ${COMMON}`,
   history: {
     usage: `usage: dsh settings history [--limit <n>] [--json]
 
-List the kept versions of the settings document, newest first: id, when a
-later write replaced it, who made it, and the sections it differs in.
+List the kept versions of the settings document, newest first: id, when it
+was written (the time the settings page shows), who made it, and the
+sections it differs in.
 
   --limit <n>              list at most n versions (default: all kept)
 ${COMMON}`,

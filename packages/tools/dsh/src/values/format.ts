@@ -51,12 +51,16 @@ export function sectionName(ns: string, scope?: string): string {
   return scope === undefined ? ns : `${ns} in ${scope}`
 }
 
-/** One line per kept version: id, when it was replaced, who made it, which sections it differs in. */
+/**
+ * One line per kept version: id, when it was written (what a person means by
+ * "this version", and the time the settings page shows; not when a later
+ * write replaced it), who made it, which sections it differs in.
+ */
 export function historyLines(history: SettingsHistoryValue): string[] {
   if (!history.versions.length) return ['no kept versions']
   return history.versions.map((version) => {
     const sections = version.sections.map((section) => sectionName(section.ns, section.scope)).join(', ') || '(no sections)'
-    return `${version.id}  ${version.replacedAt}  by ${version.by.join(', ')}  ${sections}`
+    return `${version.id}  written ${version.writtenAt}  by ${version.by.join(', ')}  ${sections}`
   })
 }
 

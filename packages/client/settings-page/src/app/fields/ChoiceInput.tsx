@@ -1,6 +1,6 @@
 import { dataEqual } from 'dsh-settings/equal'
 import { useState } from 'preact/hooks'
-import type { Edit } from '../../model/index.ts'
+import type { Edit, Field } from '../../model/index.ts'
 import { showValue } from '../format.ts'
 import { describedBy, FieldShell } from './FieldShell.tsx'
 import type { ControlProps } from './TextInput.tsx'
@@ -8,6 +8,14 @@ import { m } from '../i18n.ts'
 
 /** Up to this many constants render as radio buttons; more become a select. */
 const MAX_RADIOS = 3
+
+/**
+ * What a choice shows: its value, or, where nothing resolved one yet (a plugin
+ * waiting for setup reads only what is given), the default the schema will apply.
+ */
+function shownValue(field: Field): unknown {
+  return field.value === undefined ? field.default : field.value
+}
 
 /** Boolean, union-of-constants and constant fields: each change is sent at once. */
 export function ChoiceInput({ field, api, id, label, inList }: ControlProps) {
@@ -31,7 +39,7 @@ export function ChoiceInput({ field, api, id, label, inList }: ControlProps) {
           id={id}
           type="checkbox"
           class="toggle"
-          checked={field.value === true}
+          checked={shownValue(field) === true}
           disabled={api.disabled}
           aria-describedby={describedBy(id, field, problem)}
           onChange={(event) => void send({ type: 'set', path: field.path, value: event.currentTarget.checked })}
@@ -41,7 +49,7 @@ export function ChoiceInput({ field, api, id, label, inList }: ControlProps) {
   }
 
   const options = field.options ?? []
-  const selected = options.findIndex((option) => dataEqual(option.value, field.value))
+  const selected = options.findIndex((option) => dataEqual(option.value, shownValue(field)))
   const choose = (index: number) => {
     const option = options[index]
     if (option) void send({ type: 'set', path: field.path, value: option.value })

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks'
 import { blankValue, type Edit, type Field } from '../../model/index.ts'
-import { fieldId } from '../format.ts'
 import { FieldShell } from './FieldShell.tsx'
 import { FieldView } from './FieldView.tsx'
+import { ArrayItemActions, DictEntryActions } from './ItemActions.tsx'
+import { ArrayTable, DictTable, tableColumns } from './TableGroup.tsx'
 import type { ControlProps } from './TextInput.tsx'
 import { m, showNumber } from '../i18n.ts'
 
@@ -33,46 +34,32 @@ function TupleGroup({ field, api, id, label, inList }: ControlProps) {
   )
 }
 
-/** An array: items with remove and, unless they hold secrets, move controls; an add button. */
+/** An array: items with remove and, unless they hold secrets, move controls; an add button. `layout: 'table'` of objects is a table. */
 function ArrayGroup({ field, api, id, label, inList }: ControlProps) {
   const [problem, setProblem] = useState<string | undefined>()
-  const send = async (edit: Edit) => setProblem(await api.apply(edit))
+  const send = (edit: Edit) => void api.apply(edit).then(setProblem)
   const items = field.children ?? []
-  const move = (from: number, to: number) => {
-    const order = items.map((_, index) => index)
-    ;[order[from], order[to]] = [order[to]!, order[from]!]
-    void send({ type: 'array-reorder', path: field.path, order })
-  }
+  const table = tableColumns(field)
   return (
     <FieldShell field={field} api={api} id={id} label={label} problem={problem} group inList={inList}>
       {items.length === 0 && <p class="empty">{m.noItems}</p>}
-      <ol class={field.layout === 'table' ? 'items items-table' : 'items'}>
-        {items.map((child, index) => {
-          const name = m.itemName(label, showNumber(index + 1))
-          return (
-            <li key={index} class="item">
-              <FieldView field={child} api={api} label={name} inList />
-              <div class="actions item-actions">
-                {field.reorderable && (
-                  <>
-                    <button type="button" class="quiet" disabled={api.disabled || index === 0} onClick={() => move(index, index - 1)} aria-label={m.moveUp(name)}>
-                      ↑
-                    </button>
-                    <button type="button" class="quiet" disabled={api.disabled || index === items.length - 1} onClick={() => move(index, index + 1)} aria-label={m.moveDown(name)}>
-                      ↓
-                    </button>
-                  </>
-                )}
-                <button type="button" class="quiet danger" disabled={api.disabled} onClick={() => void send({ type: 'array-remove', path: field.path, index })}>
-                  {m.removeNamed(name)}
-                </button>
-              </div>
-            </li>
-          )
-        })}
-      </ol>
+      {table && items.length > 0 ? (
+        <ArrayTable field={field} api={api} id={id} label={label} columns={table} send={send} />
+      ) : (
+        <ol class="items">
+          {items.map((child, index) => {
+            const name = m.itemName(label, showNumber(index + 1))
+            return (
+              <li key={index} class="item">
+                <FieldView field={child} api={api} label={name} inList />
+                <ArrayItemActions field={field} api={api} index={index} count={items.length} name={name} send={send} />
+              </li>
+            )
+          })}
+        </ol>
+      )}
       {field.item && (
-        <button type="button" disabled={api.disabled} onClick={() => void send({ type: 'array-add', path: field.path, value: blankValue(field.item!) })}>
+        <button type="button" disabled={api.disabled} onClick={() => send({ type: 'array-add', path: field.path, value: blankValue(field.item!) })}>
           {m.addItem(label)}
         </button>
       )}
@@ -81,79 +68,44 @@ function ArrayGroup({ field, api, id, label, inList }: ControlProps) {
   )
 }
 
-/** One dict entry's rename box. */
-function RenameEntry({ api, field, entry, onDone }: { api: ControlProps['api']; field: Field; entry: string; onDone(problem?: string): void }) {
-  const [draft, setDraft] = useState(entry)
-  const boxId = `${fieldId(api.ns, [...field.path, entry])}-rename`
-  return (
-    <form
-      class="rename"
-      onSubmit={(event) => {
-        event.preventDefault()
-        if (draft === entry) return onDone()
-        void api.apply({ type: 'dict-rename', path: field.path, from: entry, to: draft }).then((problem) => onDone(problem))
-      }}
-    >
-      <label for={boxId}>{m.renameTo(entry)}</label>
-      <input id={boxId} type="text" value={draft} autocomplete="off" onInput={(event) => setDraft(event.currentTarget.value)} />
-      <button type="submit">{m.rename}</button>
-      <button type="button" class="quiet" onClick={() => onDone()}>
-        {m.cancel}
-      </button>
-    </form>
-  )
-}
-
-/** A dict: entries with rename and remove; a key box to add one. */
+/** A dict: entries with rename and remove; a key box to add one. `layout: 'table'` of objects is a table. */
 function DictGroup({ field, api, id, label, inList }: ControlProps) {
   const [problem, setProblem] = useState<string | undefined>()
   const [renaming, setRenaming] = useState<string | undefined>()
   const [key, setKey] = useState('')
-  const send = async (edit: Edit) => {
-    const refused = await api.apply(edit)
-    setProblem(refused)
-    return refused
+  const send = (edit: Edit) => void api.apply(edit).then(setProblem)
+  const rename = (entry: string) => (start: boolean, refused?: string) => {
+    setRenaming(start ? entry : undefined)
+    if (!start) setProblem(refused)
   }
+  const entries = field.children ?? []
+  const table = tableColumns(field)
   const addId = `${id}-new-key`
   return (
     <FieldShell field={field} api={api} id={id} label={label} problem={problem} group inList={inList}>
-      {(field.children ?? []).length === 0 && <p class="empty">{m.noEntries}</p>}
-      <ul class={field.layout === 'table' ? 'items items-table' : 'items'}>
-        {(field.children ?? []).map((child) => {
-          const entry = child.path.at(-1)!
-          return (
-            <li key={entry} class="item">
-              <FieldView field={child} api={api} label={entry} inList />
-              {renaming === entry ? (
-                <RenameEntry
-                  api={api}
-                  field={field}
-                  entry={entry}
-                  onDone={(refused) => {
-                    setProblem(refused)
-                    setRenaming(undefined)
-                  }}
-                />
-              ) : (
-                <div class="actions item-actions">
-                  <button type="button" class="quiet" disabled={api.disabled} onClick={() => setRenaming(entry)}>
-                    {m.renameNamed(entry)}
-                  </button>
-                  <button type="button" class="quiet danger" disabled={api.disabled} onClick={() => void send({ type: 'dict-remove', path: field.path, key: entry })}>
-                    {m.removeNamed(entry)}
-                  </button>
-                </div>
-              )}
-            </li>
-          )
-        })}
-      </ul>
+      {entries.length === 0 && <p class="empty">{m.noEntries}</p>}
+      {table && entries.length > 0 ? (
+        <DictTable field={field} api={api} id={id} label={label} columns={table} send={send} renaming={renaming} rename={rename} />
+      ) : (
+        <ul class="items">
+          {entries.map((child) => {
+            const entry = child.path.at(-1)!
+            return (
+              <li key={entry} class="item">
+                <FieldView field={child} api={api} label={entry} inList />
+                <DictEntryActions field={field} api={api} entry={entry} renaming={renaming === entry} onRename={rename(entry)} send={send} />
+              </li>
+            )
+          })}
+        </ul>
+      )}
       {field.item && (
         <form
           class="add-entry"
           onSubmit={(event) => {
             event.preventDefault()
-            void send({ type: 'dict-add', path: field.path, key: key.trim(), value: blankValue(field.item!) }).then((refused) => {
+            void api.apply({ type: 'dict-add', path: field.path, key: key.trim(), value: blankValue(field.item!) }).then((refused) => {
+              setProblem(refused)
               if (!refused) setKey('')
             })
           }}

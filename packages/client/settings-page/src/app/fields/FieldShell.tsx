@@ -37,14 +37,23 @@ function showsInherited(field: Field): boolean {
  * ("set here", what it inherits), a reset button, and the problem text.
  */
 export function FieldShell({ field, api, id, label, problem, group, inList, children }: ShellProps) {
-  const serverProblem = api.fieldError && api.fieldError.path.join('\0') === field.path.join('\0') ? api.fieldError.message : undefined
-  const shown = problem ?? serverProblem
+  const key = field.path.join('\0')
+  const serverProblem = api.fieldError && api.fieldError.path.join('\0') === key ? api.fieldError.message : undefined
+  const missing = api.missing?.has(key) ? m.issue.required({}) : undefined
+  const shown = problem ?? serverProblem ?? missing
+  // Resetting a required value with no default would leave the plugin waiting for setup: only a scope (which inherits) offers it.
+  const resettable = field.overridden && !inList && field.path.length > 0 && (api.scoped || !field.required || field.default !== undefined)
   const marks = (
     <>
-      {field.overridden && !inList && (
-        <span class="mark" title={api.scoped ? m.setHere : m.setInFile}>
-          {api.scoped ? m.setHere : m.modified}
-        </span>
+      {api.staged?.(field.path) && !inList ? (
+        <span class="mark mark-unsaved">{m.unsaved}</span>
+      ) : (
+        field.overridden &&
+        !inList && (
+          <span class="mark" title={api.scoped ? m.setHere : m.setInFile}>
+            {api.scoped ? m.setHere : m.modified}
+          </span>
+        )
       )}
       {field.required && <span class="mark mark-required">{m.required}</span>}
     </>
@@ -68,7 +77,7 @@ export function FieldShell({ field, api, id, label, problem, group, inList, chil
           {shown}
         </p>
       )}
-      {field.overridden && !inList && field.path.length > 0 && (
+      {resettable && (
         <button type="button" class="quiet reset" disabled={api.disabled} onClick={() => void api.apply({ type: 'unset', path: field.path })}>
           {m.resetField(label, api.scoped)}
         </button>

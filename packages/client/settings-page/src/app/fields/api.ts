@@ -16,4 +16,8 @@ export interface SectionApi {
   shows(field: Field): boolean
   /** A server refusal that names a field of this form. */
   fieldError?: { path: string[]; message: string }
+  /** After a draft's save was tried: the fields it still lacks, by path (segments joined with NUL). */
+  missing?: ReadonlySet<string>
+  /** Whether the section's draft writes the field at `path` (not saved yet). */
+  staged?(path: readonly string[]): boolean
 }

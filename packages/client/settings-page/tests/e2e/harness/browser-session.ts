@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, expect } from 'vitest'
-import { launchBrowser, type LaunchedBrowser } from './browser.ts'
+import { launchBrowser, type LaunchedBrowser, type LaunchOptions } from './browser.ts'
 import { buildAssets, type BuiltAssets, type Deployment } from './deployment.ts'
 
 /** What a browser spec gets from {@link useBrowserSession}. */
@@ -16,15 +16,16 @@ export interface BrowserSession {
  * block: the page built and the browser launched once, a check after each test
  * that its pages logged no script or console error (a CSP refusal shows up
  * there), then `endTest` (close the test's page, dispose its deployment).
+ * `launch` is handed to `launchBrowser` (the browser's language, for one).
  */
-export function useBrowserSession(executablePath: string, endTest: () => Promise<void>): BrowserSession {
+export function useBrowserSession(executablePath: string, endTest: () => Promise<void>, launch: LaunchOptions = {}): BrowserSession {
   let assets: BuiltAssets | undefined
   let browser: LaunchedBrowser | undefined
   let problems: string[] = []
 
   beforeAll(async () => {
     assets = await buildAssets()
-    browser = await launchBrowser(executablePath)
+    browser = await launchBrowser(executablePath, launch)
   }, 120_000)
 
   afterAll(async () => {
@@ -66,14 +67,15 @@ export interface TestSlots {
 /**
  * {@link useBrowserSession} for the usual spec: each test puts what it opens in
  * `slots`, and after it the page is closed and the deployment disposed.
+ * `launch` is handed to `launchBrowser`, as for {@link useBrowserSession}.
  */
-export function useDeploymentSession(executablePath: string): { session: BrowserSession; slots: TestSlots } {
+export function useDeploymentSession(executablePath: string, launch: LaunchOptions = {}): { session: BrowserSession; slots: TestSlots } {
   const slots: TestSlots = {}
   const session = useBrowserSession(executablePath, async () => {
     await slots.page?.close()
     slots.page = undefined
     await slots.deployment?.dispose()
     slots.deployment = undefined
-  })
+  }, launch)
   return { session, slots }
 }
