@@ -15,9 +15,11 @@
 import { writeFile } from 'node:fs/promises'
 import { cpus, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { benchCheck } from './check.ts'
 import { benchBurstVsConf } from './conf.ts'
 import { benchSingleVsConf } from './conf-single.ts'
 import { benchDescribe } from './describe.ts'
+import { benchDshGet } from './dsh-get.ts'
 import { markdownTable } from './format.ts'
 import { readCommandLine } from '../lib/command-line.ts'
 import { removeAllTemps, type Row } from './harness.ts'
@@ -35,9 +37,10 @@ const RESULTS = fileURLToPath(new URL('../../bench-results.json', import.meta.ur
 
 const USAGE = `usage: pnpm bench [--scale]
 
-Measure the settings seam, the file provider, the wire, PostgreSQL and the
-settings page (in chromium, when it is installed) against their targets; print
-a table and write bench-results.json at the repository root.
+Measure the settings seam, the file provider, the wire, PostgreSQL, the
+settings page (in chromium, when it is installed) and dsh settings get from the
+installed bin against their targets; print a table and write bench-results.json
+at the repository root.
 
   --scale     add the scaling grids (10 to 10,000 namespaces, 1 KB to 10 MB sections)
   -h, --help  print this help and run nothing
@@ -55,7 +58,9 @@ const measurements: [string, () => Promise<Row[]>][] = [
   ['describe + heap (child with --expose-gc)', benchDescribe],
   ['wire (deployment + client process)', benchWire],
   ['postgres', benchPostgres],
+  ['settings check, 40,000 keys vs the file provider\'s boot', benchCheck],
   ['settings page in chromium (10, 100, 1,000 namespaces)', benchPage],
+  ['dsh settings get, installed bin (no host, then a host running; beside npm config get and git config --get)', benchDshGet],
 ]
 
 function figure(value: number | undefined, unit: string, lowerBound = false): string {

@@ -12,6 +12,7 @@
  * `web-search.limit` through the wire, until it printed as many lines as the doc shows.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { basename, join } from 'node:path'
 import { ROOT } from '../pack/workspace.ts'
 import type { DocBlock } from './blocks.ts'
@@ -28,6 +29,8 @@ interface Place {
   env: NodeJS.ProcessEnv
   /** Printed text to write as the doc does (`[from, to]`). */
   replacements: [string, string][]
+  /** Secrets the place gave the examples: no command may print them. */
+  secrets?: string[]
   site?: Site
   /** Remove what the place made. */
   dispose(): Promise<void>
@@ -47,10 +50,31 @@ function rootPlace(context: RunContext, block: DocBlock): Place {
   return { cwd: ROOT, home, env, replacements, dispose: async () => rmSync(home, { recursive: true, force: true }) }
 }
 
-/** A site with the section's deployment (or the default one). */
+/**
+ * The inputs the docs' examples read, as a reader would have them at hand: a
+ * secret in `$KEY`, the same in `key.txt`, and `mirrors.json` (a list with a
+ * token). Made up per run, so a run can check none of it is ever printed.
+ */
+interface ExampleInputs {
+  key: string
+  token: string
+}
+
+/** Put {@link ExampleInputs} into `dir` and `env`. */
+function provideExampleInputs(dir: string, env: NodeJS.ProcessEnv): ExampleInputs {
+  const inputs = { key: `sk-docs-example-${randomBytes(6).toString('hex')}`, token: `tok-docs-example-${randomBytes(6).toString('hex')}` }
+  env.KEY = inputs.key
+  writeFileSync(join(dir, 'key.txt'), `${inputs.key}\n`, { mode: 0o600 })
+  writeFileSync(join(dir, 'mirrors.json'), `${JSON.stringify([{ url: 'https://mirror.example', token: inputs.token }])}\n`, { mode: 0o600 })
+  return inputs
+}
+
+/** A site with the section's deployment (or the default one), and the examples' inputs. */
 function sitePlace(context: RunContext, block: DocBlock): Place {
   const site = prepareSite(context, block, deploymentFor(context.blocks, block)?.body ?? defaultDeployment())
-  return { cwd: site.dir, home: site.home, env: site.env(), replacements: [], site, dispose: () => site.stopAll() }
+  const env = site.env()
+  const inputs = provideExampleInputs(site.dir, env)
+  return { cwd: site.dir, home: site.home, env, replacements: [], site, secrets: [inputs.key, inputs.token], dispose: () => site.stopAll() }
 }
 
 /** Whether a command starts a host that runs until interrupted. */
@@ -129,6 +153,8 @@ async function runOne(command: DocCommand, place: Place): Promise<void> {
     return
   }
   const result = await runShell(line, { cwd: place.cwd, env: place.env })
+  const leaked = (place.secrets ?? []).filter((secret) => result.output.includes(secret))
+  if (leaked.length) throw new Error(`${line}\nprinted a secret the example was given`)
   if (command.expected) {
     const mismatch = outputMismatch(command.expected, printed(line, result.output, place))
     if (mismatch) throw new Error(`${line}\n${mismatch}`)

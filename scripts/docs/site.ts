@@ -96,15 +96,22 @@ export class Site {
     this.write('cordis.probed.yml', withProbe(deployment, this.dir, env))
     const host = new Background(process.execPath, [DSH_BIN, 'start', 'cordis.probed.yml'], { cwd: this.dir, env })
     this.hosts.push(host)
-    for (const specifier of entrySpecifiers(planDeployment(deployment, env))) {
-      await host.waitFor(`an outcome for ${specifier}`, () => {
-        // An entry that cannot even be imported (the probe included) never gets an outcome: say why at once.
-        if (/^\[E\].*could not be loaded/m.test(host.output)) throw new Error(`an entry could not be loaded:\n${host.output}`)
-        return host.output.includes(`docs-probe ${specifier}: `)
-      })
+    try {
+      for (const specifier of entrySpecifiers(planDeployment(deployment, env))) {
+        await host.waitFor(`an outcome for ${specifier}`, () => {
+          // An entry that cannot even be imported (the probe included) never gets an outcome: say why at once.
+          if (/^\[E\].*could not be loaded/m.test(host.output)) throw new Error(`an entry could not be loaded:\n${host.output}`)
+          return host.output.includes(`docs-probe ${specifier}: `)
+        })
+      }
+      if (!/^\s*-?\s*(?:name:\s*)?dsh-remote\b/m.test(deployment)) return { process: host, env }
+      return { process: host, env, ...(await this.remote(host)) }
+    } catch (error) {
+      // A host that never came up is ended here: the caller's cleanup starts only once `start` answers.
+      host.kill()
+      await host.exited
+      throw error
     }
-    if (!/^\s*-?\s*(?:name:\s*)?dsh-remote\b/m.test(deployment)) return { process: host, env }
-    return { process: host, env, ...(await this.remote(host)) }
   }
 
   /** The URL and token of the site's running remote server, once its record names this host. */

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { Script } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TempDirs } from '../lib/temp-dirs.ts'
 import { assembleConsumer, buildPackages, packPackage, runCommand, runPlainNode, type ConsumerLayout, type Packed } from './packing.ts'
@@ -37,6 +38,8 @@ const SHARED = ['cordis', 'schemastery']
  * errors, on `RemoteError`): a plugin that imports one takes it as a peer too.
  */
 const SHARED_OF_OURS = ['dsh-settings', 'dsh-remote']
+/** What the `dsh` package ships beside `tsc`'s output: the launcher, the bundled `get` path and its V8 code cache. */
+const DSH_BUNDLED = ['dist/bin.cjs', 'dist/get.bundle.cjs', 'dist/get.bundle.cache']
 
 const rootManifest = readJson<Manifest>(join(ROOT, 'package.json'))
 const all = workspacePackages()
@@ -163,10 +166,14 @@ describe('package manifests', () => {
     const { manifest } = pkg
     expect(manifest.exports?.['./package.json']).toBe('./package.json')
     expect(manifest.publishConfig?.exports).toEqual(withoutSource(manifest.exports!))
-    // The page's package also ships the built page, which its prepack builds after placing the LICENSE.
+    // The page's package also ships the built page, and dsh its bundled executable; each prepack builds it after placing the LICENSE.
     const page = manifest.name === 'dsh-settings-page-assets'
+    const built: Record<string, string> = {
+      'dsh-settings-page-assets': ' && node --conditions=source --import tsx ../../../scripts/build-page.ts',
+      dsh: ' && node --import tsx ../../../scripts/pack/bundle-bin.ts',
+    }
     expect(manifest.files).toEqual(['dist', '!dist/**/*.map', '!dist/.tsbuildinfo', ...(page ? ['page', '!page/**/*.map'] : [])])
-    expect(manifest.scripts?.prepack).toBe(`node --import tsx ../../../scripts/pack/prepack.ts${page ? ' && node --conditions=source --import tsx ../../../scripts/build-page.ts' : ''}`)
+    expect(manifest.scripts?.prepack).toBe(`node --import tsx ../../../scripts/pack/prepack.ts${built[manifest.name] ?? ''}`)
     expect(manifest.sideEffects).toBe(false)
   })
 
@@ -248,11 +255,34 @@ describe('packed packages', () => {
     // The page's package also ships the built page: its index.html and the assets it loads.
     const shipsPage = pkg.manifest.name === 'dsh-settings-page-assets'
     if (shipsPage) expect(rest).toEqual(expect.arrayContaining(['page/index.html', expect.stringMatching(/^page\/assets\/.+\.js$/)]))
-    expect(rest.filter((file) => !/^dist\/.+\.(js|d\.ts)$/.test(file) && !(shipsPage && /^page\/[^.][^/]*(\/[^.][^/]*)*$/.test(file) && !file.endsWith('.map')))).toEqual([])
+    // The command's package also ships its launcher and the bundled `get` path with its code cache.
+    const bundled = pkg.manifest.name === 'dsh' ? DSH_BUNDLED : []
+    if (bundled.length > 0) expect(rest).toEqual(expect.arrayContaining(bundled))
+    expect(
+      rest.filter(
+        (file) =>
+          !/^dist\/.+\.(js|d\.ts)$/.test(file) &&
+          !bundled.includes(file) &&
+          !(shipsPage && /^page\/[^.][^/]*(\/[^.][^/]*)*$/.test(file) && !file.endsWith('.map')),
+      ),
+    ).toEqual([])
     const scripts = rest.filter((file) => file.startsWith('dist/') && file.endsWith('.js'))
     expect(scripts.length).toBeGreaterThan(0)
     for (const script of scripts) expect(files, `declarations of ${script}`).toContain(script.replace(/\.js$/, '.d.ts'))
     expect(readFileSync(join(packedOf(pkg).dir, 'LICENSE'), 'utf8')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'))
+  })
+
+  it('the packed dsh launcher runs `settings get` from its bundle, and V8 accepts the shipped code cache', async () => {
+    const dsh = packed.find((entry) => entry.manifest.name === 'dsh')!
+    expect(dsh.manifest.bin).toEqual({ dsh: './dist/bin.cjs' })
+    const bundle = join(dsh.dir, 'dist', 'get.bundle.cjs')
+    // The same wrapper the launcher compiles: V8 refuses a cache recorded for other bytes.
+    const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8').replace(/^#!.*/, '')}\n})`
+    const script = new Script(source, { filename: bundle, cachedData: readFileSync(join(dsh.dir, 'dist', 'get.bundle.cache')) })
+    expect(script.cachedDataRejected).toBe(false)
+    const help = await runCommand(process.execPath, [join(dsh.dir, 'dist', 'bin.cjs'), 'settings', 'get', '--help'], layout.app)
+    expect(help.ok).toBe(true)
+    expect(help.stdout).toMatch(/^usage: dsh settings get /)
   })
 
   it.each(byDir(published))('%s: its manifest points only at shipped files and names no workspace range', (_, pkg) => {

@@ -28,6 +28,7 @@ export interface Manifest {
   sideEffects?: boolean | string[]
   main?: string
   types?: string
+  bin?: string | Record<string, string>
   exports?: ExportsMap
   publishConfig?: { exports?: ExportsMap }
   files?: string[]

@@ -83,6 +83,13 @@ export function spawnChild(script: string, args: readonly string[], onLine: (lin
   }
 }
 
+/** Have a process a scenario spawned itself killed by its pid when this run ends, as the children above are. */
+export function track(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  live.add(child)
+  child.once('exit', () => live.delete(child))
+}
+
 // ---- files ----------------------------------------------------------------------------
 
 /**

@@ -12,6 +12,7 @@ import { writeFile } from 'node:fs/promises'
 import { cpus, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { readCommandLine } from '../lib/command-line.ts'
+import { commandTrust } from './command.ts'
 import { faults } from './faults.ts'
 import { fuzz } from './fuzz.ts'
 import { handEdits } from './hand-edits.ts'
@@ -47,6 +48,8 @@ const scenarios: Scenario[] = [
   { id: 'postgres', title: 'postgres hosts', seconds: { quick: 10, full: 60 }, run: postgresHosts },
   // Every stage runs once whatever the budget (about a minute here); the seconds are for repeats with random variations.
   { id: 'real-files', title: 'real files', seconds: { quick: 5, full: 60 }, run: realFiles },
+  // One round (a host, 14 real commands, every record kind) takes about 15 s here whatever the budget.
+  { id: 'command', title: 'command', seconds: { quick: 5, full: 60 }, run: commandTrust },
 ]
 
 const USAGE = `usage: pnpm torture [--quick] [--only <id>,<id>…]

@@ -1,14 +1,15 @@
 /**
  * The client end of the remote wire, for Node 20 and browsers alike: only
- * `fetch`, `TextDecoder` and streams, no Node imports.
+ * `fetch`, `TextDecoder`, streams and Web Crypto (for the hello), no Node imports.
  */
 import { RemoteError } from './error.ts'
-import { readEvents } from './event-stream.ts'
-import { errorFrom, readJson, unreachable, type FetchLike } from './transport.ts'
+import { errorFrom, postOver, unreachable, type FetchLike, type PostLike } from './transport.ts'
 import type { Remote, RemoteEventHandler, RemoteEventsOptions } from './types.ts'
 
 export { RemoteError, REMOTE_STATUS, type RemoteErrorCode, type RemoteErrorEnvelope, type RemoteErrorOptions } from './error.ts'
-export type { FetchLike } from './transport.ts'
+export { postOver, type FetchLike, type PostLike, type PostRequest } from './transport.ts'
+export { HELLO_PATH, HELLO_PURPOSE, helloKey, helloProof, isNonce, newNonce, verifyHost, WEB_CRYPTO, type HelloAnswer, type HelloCrypto, type HelloHost, type HostCheck, type HostRefusal } from './hello.ts'
+export { greetHost, HostProofError, type GreetOptions, type HostProofCode } from './greet.ts'
 export type { Remote, RemoteEvent, RemoteEventHandler, RemoteEventsOptions, RemoteEvents, RemoteMethod, RemoteService, RemoteServices } from './types.ts'
 
 /** Where a client connects. */
@@ -19,6 +20,8 @@ export interface RemoteClientOptions {
   token: string
   /** The `fetch` to use; the global one by default. */
   fetch?: FetchLike
+  /** How method calls POST, instead of `fetch` (a Node tool's `node:http`, say); the event stream still reads through `fetch`. See {@link PostLike}. */
+  post?: PostLike
 }
 
 /** The shape a client takes when nothing more precise is known: any service, any method. */
@@ -33,6 +36,16 @@ function trimTrailingUndefined(args: unknown[]): unknown[] {
   let end = args.length
   while (end > 0 && args[end - 1] === undefined) end--
   return args.slice(0, end)
+}
+
+/** A JSON answer's value, or `undefined` when it is not JSON. */
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
 }
 
 /** Property reads that must not look like methods: a proxy answering `then` would be taken for a promise. */
@@ -54,6 +67,7 @@ export function createRemote<S extends object = UntypedServices>(options: Remote
   const { token } = options
   // Browsers refuse a `fetch` called on anything but the global object, so never call it as a method.
   const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  const post: PostLike = options.post ?? postOver(fetch)
 
   const call = async (service: string, method: string, args: unknown[]): Promise<unknown> => {
     let body: string
@@ -62,22 +76,22 @@ export function createRemote<S extends object = UntypedServices>(options: Remote
     } catch (error) {
       throw new RemoteError('remote/bad-request', `the arguments of ${service}.${method} are not JSON: ${(error as Error).message}`)
     }
-    let response: Response
+    let answer: { status: number; text: string | undefined }
     try {
-      response = await fetch(`${base}/remote/${encodeURIComponent(service)}/${encodeURIComponent(method)}`, {
-        method: 'POST',
+      answer = await post(`${base}/remote/${encodeURIComponent(service)}/${encodeURIComponent(method)}`, {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body,
       })
     } catch (error) {
       throw unreachable(base, error)
     }
-    const payload = await readJson(base, response)
-    if (response.ok && typeof payload === 'object' && payload !== null && 'value' in payload) return (payload as { value: unknown }).value
-    throw errorFrom(response.status, payload)
+    const payload = parseJson(answer.text)
+    if (answer.status >= 200 && answer.status < 300 && typeof payload === 'object' && payload !== null && 'value' in payload) return (payload as { value: unknown }).value
+    throw errorFrom(answer.status, payload)
   }
 
-  const events = (handler: RemoteEventHandler, eventOptions: RemoteEventsOptions): Promise<void> => readEvents({ fetch, base, token }, handler, eventOptions)
+  // The stream's reader is loaded with the first stream: a client that only calls methods never pays for it.
+  const events = async (handler: RemoteEventHandler, eventOptions: RemoteEventsOptions): Promise<void> => (await import('./event-stream.ts')).readEvents({ fetch, base, token }, handler, eventOptions)
 
   const serviceProxy = (service: string): object => {
     const methods = new Map<string, (...args: unknown[]) => Promise<unknown>>()

@@ -1,10 +1,24 @@
 import type { ServerResponse } from 'node:http'
 import { RemoteError, statusOf, type RemoteErrorEnvelope } from './error.ts'
 
-/** The headers every response carries, whatever it answers. */
+/**
+ * The Content-Security-Policy of the page and its assets: the settings page's
+ * own `<meta>` policy (its scripts, styles and images, and requests back to
+ * this server), plus what only a header can say (`frame-ancestors`).
+ */
+export const PAGE_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+/** The Content-Security-Policy of every other answer (JSON, event streams): nothing to load, no framing. */
+export const API_POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+/** The headers every response carries, whatever it answers (a page answer replaces the policy with {@link PAGE_POLICY}). */
 export function setCommonHeaders(response: ServerResponse): void {
   response.setHeader('Cache-Control', 'no-store')
   response.setHeader('X-Content-Type-Options', 'nosniff')
+  response.setHeader('X-Frame-Options', 'DENY')
+  response.setHeader('Referrer-Policy', 'no-referrer')
+  response.setHeader('Content-Security-Policy', API_POLICY)
 }
 
 /** Whether a response can still be written: not answered yet and its connection still open. */

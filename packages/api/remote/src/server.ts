@@ -22,6 +22,17 @@ const Port: Schema<number | string, number> = Schema.union([
 ])
 
 /**
+ * The deployment file the host runs, from the `deployment` property a loader
+ * puts on the root context (`{ file }`, read by its shape: this package does
+ * not depend on the loader); `undefined` when there is none.
+ */
+function deploymentFile(ctx: Context): string | undefined {
+  const facts: unknown = ctx.get('deployment')
+  const file = typeof facts === 'object' && facts !== null ? (facts as { file?: unknown }).file : undefined
+  return typeof file === 'string' && file !== '' ? file : undefined
+}
+
+/**
  * The remote API's server, `ctx.remoteServer`: an HTTP endpoint on which
  * plugins expose services to other processes and browser pages, and an event
  * stream they broadcast on. Every request must name this server's host and
@@ -96,12 +107,13 @@ export class RemoteServer extends Service {
     const logger = this.own.logger('remote')
     const { token, narrowed, file } = await loadToken(this.configuredToken, this.home)
     if (narrowed) logger.warn('remote: %s was readable by others; its mode is now 0600', file)
-    const { url, busy } = await this.wire.listen(token)
+    const deployment = deploymentFile(this.own)
+    const { url, busy } = await this.wire.listen(token, { deployment })
     this.token = token
     if (busy.length) logger.info(`remote: ${busy.length === 1 ? 'port %s is' : 'ports %s are'} in use; took the next free one`, describeRange({ first: busy[0]!, last: busy.at(-1)! }))
     logger.info(`${this.serves ? 'page and API' : 'API'}: %s`, `${url}/#token=${token}`)
     // A record that cannot be written costs only the way commands find this host: they go through the provider instead.
-    const removeRecord = await writeHostRecord(this.home, url).catch((error: unknown) => {
+    const removeRecord = await writeHostRecord(this.home, url, deployment).catch((error: unknown) => {
       logger.warn('remote: cannot write %s in %s, so commands will not find this host:', HOST_FILE, this.home, error)
       return async () => {}
     })

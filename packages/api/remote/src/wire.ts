@@ -6,9 +6,11 @@ import { decodeArgs, readBody } from './body.ts'
 import { hasKnownStatus, RemoteError } from './error.ts'
 import { EventHub } from './event-hub.ts'
 import { Exposures, type Exposure } from './exposures.ts'
+import { HELLO_PATH, helloKey, type HelloHost } from './hello.ts'
+import { answerHello } from './hello-route.ts'
 import { HostPolicy } from './hosts.ts'
 import { listenInRange, type PortRange } from './ports.ts'
-import { sendError, sendJson, setCommonHeaders } from './respond.ts'
+import { API_POLICY, PAGE_POLICY, sendError, sendJson, setCommonHeaders } from './respond.ts'
 import { StaticAssets } from './static.ts'
 import type { RemoteRequest } from './types.ts'
 
@@ -54,6 +56,8 @@ export class RemoteWire {
   private policy: HostPolicy | undefined
   /** Whether a request's `Authorization` header carries this server's token; nothing passes before `listen`. */
   private authorized: (header: string | undefined) => boolean = () => false
+  /** The token as the hello's HMAC key, and the deployment file the hello names; set by `listen`. */
+  private hello: { key: CryptoKey; deployment: string | undefined } | undefined
   private base: string | undefined
   private closing = false
   /**
@@ -87,13 +91,15 @@ export class RemoteWire {
 
   /**
    * Bind the server to the first free port of its range and start accepting
-   * requests checked against `token`.
+   * requests checked against `token`; the hello names `deployment` (the
+   * realpath of the deployment file the host runs) when there is one.
    * @returns the bound base URL, and the ports of the range that were in use before it.
    * @throws {RemotePortError} `REMOTE_PORTS_BUSY` when every port of the range is in use;
    *   any other listen error (`EACCES`…) as it is.
    */
-  async listen(token: string): Promise<{ url: string; busy: number[] }> {
+  async listen(token: string, { deployment }: { deployment?: string | undefined } = {}): Promise<{ url: string; busy: number[] }> {
     this.authorized = bearerCheck(token)
+    this.hello = { key: await helloKey(token), deployment }
     // A missing Host is ours to refuse (403, like a foreign one), not Node's (a bare 400).
     const options = { requestTimeout: 30_000, headersTimeout: 10_000, requireHostHeader: false }
     const server = createServer(options, (request, response) => void this.handle(request, response))
@@ -180,8 +186,17 @@ export class RemoteWire {
     const target = request.url ?? ''
     if (!target.startsWith('/')) throw new RemoteError('remote/bad-request', 'the request target must be a path')
     const path = target.split('?', 1)[0]!
+    if (path === HELLO_PATH) return this.greet(request, response)
     if (path === '/remote' || path.startsWith('/remote/')) return this.remote(request, response, path)
     return this.page(request, response, path)
+  }
+
+  /** `POST /remote/hello`, without a token: this server proves it holds it (see `hello.ts`). */
+  private async greet(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const hello = this.hello
+    if (!hello) throw new RemoteError('remote/unavailable', 'the server is starting')
+    const host: HelloHost = { url: this.url, pid: process.pid, ...(hello.deployment === undefined ? {} : { deployment: hello.deployment }) }
+    await answerHello(request, response, hello.key, host)
   }
 
   /** Everything under `/remote/`: the token first, then the route. */
@@ -272,6 +287,8 @@ export class RemoteWire {
 
   /** Everything outside `/remote/`: the page assets, when there are any. */
   private async page(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+    // The page holds the token once opened: it may load only its own assets, and never inside a frame.
+    response.setHeader('Content-Security-Policy', PAGE_POLICY)
     const assets = this.assets
     if (!assets) throw new RemoteError('remote/not-found', 'this server serves no page')
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(response, 'GET, HEAD')
@@ -332,6 +349,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   const body = JSON.stringify({ error: { code: 'remote/bad-request', message: reason.toLowerCase() } })
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+      `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\nReferrer-Policy: no-referrer\r\n` +
+      `Content-Security-Policy: ${API_POLICY}\r\nConnection: close\r\n\r\n${body}`,
   )
 }

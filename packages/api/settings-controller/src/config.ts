@@ -12,7 +12,7 @@ export interface PresetRoot {
 
 /** Configuration of the `SettingsController` plugin. */
 export interface SettingsControllerConfig {
-  /** The settings home; defaults to `$DSH_HOME`, else `~/.dsh`. Only the default preset root uses it. */
+  /** The settings home; defaults to `$DSH_HOME`, else `~/.dsh`. The default preset root and the catalog live there. */
   home?: string
   /**
    * The native opener: a command and its leading arguments, to which the path
@@ -28,6 +28,16 @@ export interface SettingsControllerConfig {
    * remote server to serve at `/` (a `static` folder configured there wins). Default `true`.
    */
   page?: boolean
+  /**
+   * Keep `<home>/settings-catalog.json` (every registered kind's sanitized schema, version and
+   * redacted base), from which the `dsh` command judges values while no host runs. Default `true`.
+   */
+  catalog?: boolean
+  /**
+   * Who this controller's writes are recorded as in the document's history: `wire` (default) for a
+   * host's configuration surfaces, `command` for the `dsh` command's own controller when no host runs.
+   */
+  origin?: 'wire' | 'command'
 }
 
 /** The configuration schema cordis validates the plugin's entry with. */
@@ -47,6 +57,8 @@ export const SettingsControllerConfig: Schema<SettingsControllerConfig> = Schema
     Schema.const(undefined),
   ]).description('Preset roots, searched in order. Defaults to one writable root <home>/presets.'),
   page: Schema.boolean().default(true).description('Serve the settings page of dsh-settings-page-assets at / when it is installed.'),
+  catalog: Schema.boolean().default(true).description('Keep settings-catalog.json in the home: the registered schemas, for the dsh command when no host runs.'),
+  origin: Schema.union(['wire', 'command']).default('wire').description('Who writes through this controller, for the history: wire (a host) or command (the dsh command).'),
 }) as Schema<SettingsControllerConfig>
 
 /** A preset root after resolution: an absolute path. */
@@ -62,6 +74,12 @@ export interface ResolvedConfig {
   presets: readonly ResolvedPresetRoot[]
   /** Whether to offer the settings page to the remote server. */
   page: boolean
+  /** The settings home, absolute. */
+  home: string
+  /** Whether to keep the catalog in the home. */
+  catalog: boolean
+  /** The origin of this controller's writes. */
+  origin: 'wire' | 'command'
 }
 
 /**
@@ -99,5 +117,7 @@ export function resolveConfig(config: SettingsControllerConfig = {}, env: NodeJS
     return Object.freeze({ path: resolve(home, expandHome(root.path.trim())), writable: root.writable === true })
   })
   if (config.page !== undefined && typeof config.page !== 'boolean') throw new TypeError('settings-controller: page must be true or false')
-  return { opener, presets: Object.freeze(presets), page: config.page ?? true }
+  if (config.catalog !== undefined && typeof config.catalog !== 'boolean') throw new TypeError('settings-controller: catalog must be true or false')
+  if (config.origin !== undefined && config.origin !== 'wire' && config.origin !== 'command') throw new TypeError("settings-controller: origin must be 'wire' or 'command'")
+  return { opener, presets: Object.freeze(presets), page: config.page ?? true, home, catalog: config.catalog ?? true, origin: config.origin ?? 'wire' }
 }

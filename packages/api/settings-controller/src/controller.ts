@@ -30,6 +30,7 @@ import type {
   SettingsRestoreValue,
 } from './types.ts'
 import { serveOnWire } from './wire.ts'
+import { keepCatalog } from './keep-catalog.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -80,7 +81,7 @@ function toView(descriptor: SettingsDescriptor): SettingsNamespaceView {
  * streams, for as long as that server lives.
  */
 export class SettingsController extends Service {
-  /** Configuration schema: `home`, `opener` and `presets`. */
+  /** Configuration schema: `home`, `opener`, `presets`, `page`, `catalog` and `origin`. */
   static readonly Config = SettingsControllerConfig
 
   /**
@@ -100,6 +101,7 @@ export class SettingsController extends Service {
     this.logger = ctx.logger('settings-controller')
     serveOnWire(ctx, this, this.logger)
     if (this.options.page) offerSettingsPage(ctx, this.logger)
+    if (this.options.catalog) keepCatalog(ctx, this.options.home, this.logger)
   }
 
   /** The mounted settings service, looked up per call because it may come and go. */
@@ -383,8 +385,9 @@ export class SettingsController extends Service {
       facts = checkedScope === undefined ? { ns: key } : { ns: key, scope: checkedScope }
       label = `settings ${mode} of ${JSON.stringify(key)}${checkedScope === undefined ? '' : ` in scope ${checkedScope}`}`
       const revision = settingsRevision(absent(expectedRevision))
-      if (mode === 'mutate') await settings.mutate(key, payload as SettingsPathOp[], revision, checkedScope, 'wire')
-      else await settings[mode](key, payload as object, revision, checkedScope, 'wire')
+      const { origin } = this.options
+      if (mode === 'mutate') await settings.mutate(key, payload as SettingsPathOp[], revision, checkedScope, origin)
+      else await settings[mode](key, payload as object, revision, checkedScope, origin)
     } catch (error) {
       throw toRemoteError(error, facts, this.logger, label)
     }

@@ -19,3 +19,5 @@ export function resolveDocumentPath(path: string | undefined, home: string | und
   if (path?.trim()) return resolve(expandHome(path.trim()))
   return join(resolveHome(home, env), 'settings.yaml')
 }
+
+export { readOwnFile, type OwnFileRead, type OwnFileRefusal } from './own-file.ts'

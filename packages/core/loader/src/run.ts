@@ -1,7 +1,8 @@
 import { watch } from 'chokidar'
 import { Context, Logger } from 'cordis'
-import { readFile } from 'node:fs/promises'
+import { readFile, realpath } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
+import { deploymentFacts, provideFacts } from './facts.ts'
 import { DeploymentLoader } from './loader.ts'
 import { formatLogValue } from './log-format.ts'
 import { planDeployment } from './plan.ts'
@@ -48,8 +49,14 @@ export async function runDeployment(file: string, options: RunOptions = {}): Pro
   root.logger.exporter(exporter)
   const logger = root.logger('loader')
   const loader = new DeploymentLoader(root, { baseDir: dirname(path) })
+  const real = await realpath(path)
   let chain = Promise.resolve()
-  const load = async () => loader.apply(planDeployment(await readFile(path, 'utf8')))
+  const load = async () => {
+    const entries = planDeployment(await readFile(path, 'utf8'))
+    // Before any entry is plugged, so a remote server or controller starting now reads what this file is.
+    provideFacts(root, deploymentFacts(real, entries, dirname(path)))
+    await loader.apply(entries)
+  }
   await load()
   let stopped = false
   const reload = () =>

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -77,6 +77,28 @@ async function startTwoProbes() {
 }
 
 describe('runDeployment', () => {
+  it('says on its root which file it runs and the version of each plugin package, before any entry is plugged, and again after an edit', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'local-probe', version: '1.2.3' }))
+    const link = join(dir, 'link.yml')
+    await writeFile(join(dir, 'cordis.yml'), yaml('  ./plugin.mjs: {}'))
+    await symlink(join(dir, 'cordis.yml'), link)
+    const seen: unknown[] = []
+    await writeFile(join(dir, 'plugin.mjs'), `export function apply(ctx) { globalThis.__factsSeen__.push(ctx.deployment) }`)
+    ;(globalThis as { __factsSeen__?: unknown[] }).__factsSeen__ = seen
+    try {
+      const { deployment } = await start(link)
+      expect(seen).toEqual([{ file: join(dir, 'cordis.yml'), packages: { './plugin.mjs': '1.2.3' } }])
+      expect(deployment.root.deployment).toEqual(seen[0])
+      await writeFile(join(dir, 'cordis.yml'), yaml('  ./plugin.mjs:', '    changed: true', '  ./missing.mjs: {}'))
+      await deployment.reload()
+      expect(deployment.root.deployment).toEqual({ file: join(dir, 'cordis.yml'), packages: { './plugin.mjs': '1.2.3' } })
+      expect(seen).toHaveLength(2)
+    } finally {
+      delete (globalThis as { __factsSeen__?: unknown[] }).__factsSeen__
+    }
+  })
+
   it('logs an error passed after the message by name, code, message and stack, not as {}', async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'failing.mjs'), "export const name = 'failing'\nexport function apply(ctx) { const error = new Error('the lock is held by pid 42'); error.code = 'LOCKED'; ctx.logger('failing').warn('writing failed:', error) }\n")

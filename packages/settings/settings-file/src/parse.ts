@@ -5,6 +5,7 @@ import { isMap, isPair, isScalar, isSeq, parseDocument, Parser, type Document, t
 import { SettingsDocumentError, SettingsDocumentTooLargeError, SettingsNotAMapError } from './errors.ts'
 import { segmentsOf, segmentsOfPlainText, type Segment } from './segments.ts'
 import { readYamlData } from './yaml-fast-read.ts'
+import { DEFAULT_MAX_DOCUMENT_BYTES } from './fast-read.ts'
 import type { DocumentFormat } from './format.ts'
 
 /**
@@ -181,8 +182,7 @@ function checkJsonRoot(data: unknown, text: string, file: string): Record<string
   return data as Record<string, unknown>
 }
 
-/** The default cap on a document's size: 8 MiB. */
-export const DEFAULT_MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+export { DEFAULT_MAX_DOCUMENT_BYTES }
 
 /** The UTF-8 size of `text` when it is over `limit` bytes, else `undefined` (counted only when it may be). */
 export function sizeOver(text: string, limit: number): number | undefined {

@@ -57,29 +57,72 @@ function setupProblem(kind: Kind, layers: readonly Layer[]): SettingsSectionProb
   return { path: [], message: `needs setup: ${showMissing(missing)}`, missing }
 }
 
+/**
+ * The undeclared places found in each layer's data, by redactor (one per kind's schema). The
+ * seam never changes a section it holds or a base it froze, so a walk of the same object holds
+ * until the object is dropped: describing under each scope walks the large global section once.
+ */
+const undeclaredFound = new WeakMap<Kind['redactor'], WeakMap<object, readonly (readonly string[])[]>>()
+
+/** The undeclared places of one layer's data, walked once per object (the paths are frozen: they are shared). */
+function layerUndeclared(redactor: Kind['redactor'], data: unknown): readonly (readonly string[])[] {
+  if (typeof data !== 'object' || data === null) return redactor.undeclared(data)
+  let found = undeclaredFound.get(redactor)
+  if (!found) undeclaredFound.set(redactor, (found = new WeakMap()))
+  let paths = found.get(data)
+  if (!paths) found.set(data, (paths = Object.freeze(redactor.undeclared(data).map((path) => Object.freeze(path)))))
+  return paths
+}
+
 /** What each layer holds that the kind's schema does not declare, by layer: paths only. */
-function undeclaredByLayer(kind: Kind, layers: readonly Layer[]): Map<Layer['name'], string[][]> {
-  return new Map(layers.map((layer) => [layer.name, kind.redactor.undeclared(layer.data)]))
+function undeclaredByLayer(kind: Kind, layers: readonly Layer[]): Map<Layer['name'], readonly (readonly string[])[]> {
+  return new Map(layers.map((layer) => [layer.name, layerUndeclared(kind.redactor, layer.data)]))
+}
+
+/**
+ * Give `target` a `key` computed at its first read and kept from then on, as a plain
+ * enumerable property: a field many readers of a descriptor never look at (the value a
+ * scope would inherit, a full resolution of the layers below it; a copy of the stored
+ * section) costs nothing until read. Spreading, cloning or serializing reads it.
+ */
+function defineLazy(target: object, key: string, compute: () => unknown): void {
+  const settle = (value: unknown) => Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = compute()
+      settle(value)
+      return value
+    },
+    set: settle,
+  })
 }
 
 /** The undeclared places of every layer, lowest layer first, as a descriptor lists them. */
-function undeclaredKeys(found: ReadonlyMap<Layer['name'], string[][]>): SettingsUndeclaredKey[] {
-  return [...found].flatMap(([layer, paths]) => paths.map((path) => ({ path, layer })))
+function undeclaredKeys(found: ReadonlyMap<Layer['name'], readonly (readonly string[])[]>): SettingsUndeclaredKey[] {
+  // A loop, not flatMap: a section may hold tens of thousands of them, and no list in between is needed.
+  const keys: SettingsUndeclaredKey[] = []
+  for (const [layer, paths] of found) for (const path of paths) keys.push({ path: path as string[], layer })
+  return keys
 }
 
 /**
  * `data` without its secrets and without the places its schema does not declare
  * (`paths`, when the caller has them already; else found afresh).
  */
-function safeCopy(redactor: Kind['redactor'], data: unknown, paths: string[][] = redactor.undeclared(data)): unknown {
+function safeCopy(redactor: Kind['redactor'], data: unknown, paths: readonly (readonly string[])[] = redactor.undeclared(data)): unknown {
   return withoutPaths(redactor.redact(data).value, paths)
 }
+
+/** What describing reads of the seam: the committed document, the revisions, and a logger for best-effort resolution. */
+export type DescribeSource = Pick<SettingsEngine, 'document' | 'logger'> & { readonly revisions: Pick<SettingsEngine['revisions'], 'get'> }
 
 /**
  * Describe one kind under one scope (or the global scope). Total: a malformed
  * or invalid stored section is left out of the resolution and of `user`.
  */
-export function describeKind(engine: SettingsEngine, kind: Kind, scope: SettingsScopeId | undefined, redactSecrets: boolean): SettingsDescriptor {
+export function describeKind(engine: DescribeSource, kind: Kind, scope: SettingsScopeId | undefined, redactSecrets: boolean): SettingsDescriptor {
   const instance = kind.instances.get(scopeKey(scope))
   const own: Layer['name'] = scope === undefined ? 'global' : 'scope'
   // A malformed stored section is left out of every layer list, with its problem kept for the section `user` shows.
@@ -104,7 +147,9 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
       : resolveBestEffort(kind, shown.filter((layer) => layer.name !== 'base'), scope, engine.logger)
   // A scope without a section of its own inherits exactly what its live instance resolved from the same layers.
   const ownless = instance !== undefined && instance.failing !== true && !waiting && layerData(layers, 'scope') === undefined
-  const inherited = scope === undefined ? undefined : ownless ? value : resolveBestEffort(kind, layersBelow(layers, 'scope'), scope, engine.logger)
+  // Otherwise it is a resolution of its own, made only when `inherited` is read (see defineLazy).
+  let inheritedValue: { value: unknown } | undefined = ownless ? { value } : undefined
+  const inherited = (): unknown => (inheritedValue ??= { value: resolveBestEffort(kind, layersBelow(layers, 'scope'), scope, engine.logger) }).value
   const undeclared = undeclaredByLayer(kind, layers)
 
   const descriptor: SettingsDescriptor = {
@@ -119,13 +164,16 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   }
   const base = layerData(layers, 'base')
   if (base !== undefined) descriptor.base = copyData(base)
-  if (user !== undefined) descriptor.user = copyData(user)
+  // The stored section is copied when read: the seam never changes it, and a check reads only the problems.
+  if (user !== undefined) defineLazy(descriptor, 'user', () => copyData(user))
   if (problem) descriptor.problem = problem
   if (waiting) descriptor.needsSetup = true
   const migration = sectionMigration(kind, scopeKey(scope), getSection(engine.document, kind.ns, scope))
   if (migration) descriptor.migration = migration
-  if (scope !== undefined) descriptor.inherited = inherited
-  if (!redactSecrets) return descriptor
+  if (!redactSecrets) {
+    if (scope !== undefined) defineLazy(descriptor, 'inherited', inherited)
+    return descriptor
+  }
 
   const { redactor } = kind
   // Secrets out, then whatever the schema does not declare (a renamed secret field left behind, say): its paths are in
@@ -134,10 +182,14 @@ export function describeKind(engine: SettingsEngine, kind: Kind, scope: Settings
   const valueUndeclared = redactor.undeclared(value)
   descriptor.value = withoutPaths(redacted.value, valueUndeclared)
   if (descriptor.base !== undefined) descriptor.base = safeCopy(redactor, descriptor.base, undeclared.get('base'))
-  if (descriptor.user !== undefined) descriptor.user = safeCopy(redactor, descriptor.user, undeclared.get(own))
+  if (user !== undefined) defineLazy(descriptor, 'user', () => safeCopy(redactor, copyData(user), undeclared.get(own)))
   // The same value redacts the same way: shared when frozen, else copied (a caller may change one descriptor field).
   if (scope !== undefined) {
-    descriptor.inherited = inherited === value && Object.isFrozen(descriptor.value) ? descriptor.value : safeCopy(redactor, inherited, inherited === value ? valueUndeclared : undefined)
+    const redactedValue = descriptor.value
+    defineLazy(descriptor, 'inherited', () => {
+      const raw = inherited()
+      return raw === value && Object.isFrozen(redactedValue) ? redactedValue : safeCopy(redactor, raw, raw === value ? valueUndeclared : undefined)
+    })
   }
   descriptor.secrets = redacted.slots.map((slot): RedactedSecret => {
     const secret: RedactedSecret = { path: slot.path, set: slot.set }

@@ -2,6 +2,7 @@ import type { Context, Logger } from 'cordis'
 import { Commits } from './commit.ts'
 import { SettingsEvents } from './events.ts'
 import { optionalScopeId, settingsNamespace } from './ids.ts'
+import { announceInstance } from './instance-events.ts'
 import { Registrations, type Registration } from './registration.ts'
 import { Registry, scopeKey } from './registry.ts'
 import { Revisions } from './revisions.ts'
@@ -30,8 +31,8 @@ export class SettingsEngine {
   private readonly registrations: Registrations
 
   constructor(ctx: Context, backend: SettingsBackend, kindsChanged: () => void = () => {}) {
-    this.registry = new Registry(kindsChanged)
     this.logger = ctx.logger('settings')
+    this.registry = new Registry(kindsChanged, (instance, present) => announceInstance(ctx, this.logger, instance, present))
     this.events = new SettingsEvents(ctx, this.logger, () => !this.halted)
     this.commits = new Commits(this.registry, this.revisions, this.events, this.logger, (instance) => this.registrations.setupDone(instance))
     const engine = this

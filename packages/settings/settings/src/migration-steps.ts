@@ -25,14 +25,66 @@ export interface MigrationStep {
 /** The most steps one registration may declare: a version is a count of shape changes, not a build number. */
 export const MAX_MIGRATION_STEPS = 1000
 
-/** A step that did not produce a section: which one, and what it threw (never shown outside the process unscrubbed). */
+/**
+ * How a step failed, in words that hold nothing of the section: the class of
+ * what it threw (`SyntaxError`, `a string`), or that what it answered is not a
+ * section. A step's own message is never kept: a step reading a stored value
+ * (`JSON.parse` of a token) throws messages that quote part of it.
+ */
+export type MigrationStepFault = { readonly threw: string } | { readonly answered: 'not-a-section' }
+
+/** A step that did not produce a section: which one, and how it failed (never what it said). */
 export class MigrationStepFailure {
   constructor(
     /** The version the step starts from (its index in `migrations`). */
     readonly from: number,
     readonly name: string,
-    readonly cause: unknown,
+    readonly fault: MigrationStepFault,
   ) {}
+
+  /** `step "splitHost" (version 0 to 1) threw SyntaxError`, or `… answered something that is not a section`. */
+  get text(): string {
+    const how = 'threw' in this.fault ? `threw ${this.fault.threw}` : 'answered something that is not a section (a JSON object without prototype keys)'
+    return `step ${JSON.stringify(this.name)} (version ${this.from} to ${this.from + 1}) ${how}`
+  }
+}
+
+/**
+ * A migration step's failure as a typed error, safe to log or keep as a
+ * `cause`: its message is the failure's {@link MigrationStepFailure.text} and
+ * its stack is that message alone (no frame of the step, no text of its own).
+ */
+export class SettingsMigrationStepError extends Error {
+  override readonly name = 'SettingsMigrationStepError'
+  readonly code = 'SETTINGS_MIGRATION_STEP'
+
+  constructor(
+    readonly ns: string,
+    failure: MigrationStepFailure,
+  ) {
+    super(`settings ${JSON.stringify(ns)}: migration ${failure.text}`)
+    this.stack = `${this.name}: ${this.message}`
+  }
+}
+
+/** The longest class name told: longer ones are not names a class was given in code. */
+const MAX_CLASS_NAME = 64
+
+/**
+ * What a step threw, by class only: the name of its constructor (read from its
+ * prototype, not from a `name` it may carry, which could be set from data), or
+ * the kind of a thrown value that is not an object.
+ */
+export function thrownClass(thrown: unknown): string {
+  if (thrown === null || thrown === undefined) return String(thrown)
+  if (typeof thrown !== 'object' && typeof thrown !== 'function') return `a ${typeof thrown}`
+  let name: unknown
+  try {
+    name = (Object.getPrototypeOf(thrown) as { constructor?: { name?: unknown } } | null)?.constructor?.name
+  } catch {
+    name = undefined
+  }
+  return typeof name === 'string' && name.length <= MAX_CLASS_NAME && /^[A-Za-z_$][\w$]*$/.test(name) ? name : 'an object'
 }
 
 function checkPath(path: unknown, where: string): string[] {
@@ -171,22 +223,33 @@ function applyOp(section: JsonObject, op: CheckedOp): void {
 /**
  * Run the steps from version `from` up to `steps.length` over a section (the
  * stored one without `$version`, never changed: each step gets a copy).
- * @returns the migrated section, or the failure of the first step that threw or answered something other than a JSON object.
+ * @returns the migrated section, or the failure of the first step that threw or answered something other than a JSON section.
  */
 export function runMigrations(steps: readonly MigrationStep[], section: JsonObject, from: number): JsonObject | MigrationStepFailure {
   let current = section
   for (let index = from; index < steps.length; index++) {
     const step = steps[index]!
+    let answer: unknown
     try {
-      const next = toJsonObject(step.run(copyData(current)), { label: `migration step ${JSON.stringify(step.name)}` })
-      const problem = storedSectionProblem(next)
-      if (problem) throw new TypeError(`migration step ${JSON.stringify(step.name)} answered a section that ${problem}`)
-      // The seam keeps the version: a step does not set it.
-      if (Object.hasOwn(next, SECTION_VERSION_KEY)) delete next[SECTION_VERSION_KEY]
-      current = next
+      answer = step.run(copyData(current))
     } catch (error) {
-      return new MigrationStepFailure(index, step.name, error)
+      return new MigrationStepFailure(index, step.name, { threw: thrownClass(error) })
     }
+    const next = sectionOf(answer, step.name)
+    if (!next) return new MigrationStepFailure(index, step.name, { answered: 'not-a-section' })
+    // The seam keeps the version: a step does not set it.
+    if (Object.hasOwn(next, SECTION_VERSION_KEY)) delete next[SECTION_VERSION_KEY]
+    current = next
   }
   return current
+}
+
+/** A step's answer as a section of JSON data, or `undefined` when it is not one (its refusal's words are not kept). */
+function sectionOf(answer: unknown, name: string): JsonObject | undefined {
+  try {
+    const next = toJsonObject(answer, { label: `migration step ${JSON.stringify(name)}` })
+    return storedSectionProblem(next) === undefined ? next : undefined
+  } catch {
+    return undefined
+  }
 }

@@ -1,10 +1,9 @@
 import { copyData, isPlainObject, setOwn } from './data.ts'
 import { SettingsValidationError } from './errors.ts'
 import { inputError, storedSectionProblem, type InputSite } from './json.ts'
-import { checkMigrations, MigrationStepFailure, runMigrations, type MigrationStep } from './migration-steps.ts'
+import { checkMigrations, MigrationStepFailure, runMigrations, SettingsMigrationStepError, type MigrationStep } from './migration-steps.ts'
 import { SECTION_VERSION_KEY, type SettingsSectionMigration } from './migration-types.ts'
 import type { Kind } from './registry.ts'
-import { scrubbedError, textsIn } from './scrub.ts'
 import type { JsonObject } from './types.ts'
 import { deriveSection, type WritePayload } from './writes.ts'
 
@@ -24,7 +23,7 @@ export interface MigrationPlan {
   readonly writing: Set<string>
   /** The reading of each stored section object met so far: sections are never changed once stored. */
   readonly readings: WeakMap<object, SectionReading>
-  /** Where a failing step is told, once per stored section. */
+  /** Where a failing step is told, once per stored section: by step name and error class, never its message. */
   readonly warn: (message: string, cause: Error) => void
   /** The reader `layersAt` takes (see {@link readerOf}). */
   readonly reader: (section: unknown) => { data: unknown } | string
@@ -110,21 +109,9 @@ function readFresh(plan: MigrationPlan, section: JsonObject): SectionReading {
   if (stored >= plan.version) return { ok: true, data, stored }
   const migrated = runMigrations(plan.steps, data, stored)
   if (!(migrated instanceof MigrationStepFailure)) return { ok: true, data: migrated, stored }
-  const { from, name } = migrated
-  const where = `step ${JSON.stringify(name)} (version ${from} to ${from + 1})`
-  // The step's own message may quote what the section holds: every text of it is cut out before it is logged.
-  plan.warn(
-    `settings ${JSON.stringify(plan.ns)}: migration ${where} failed; the stored section stays at version ${stored} and is not in effect`,
-    scrubbedError(migrated.cause, allTexts(section)),
-  )
-  return { ok: false, problem: `cannot be migrated from version ${stored} to ${plan.version}: ${where} failed`, stored, failure: migrated }
-}
-
-/** Every string and number a section holds, longest first: a failing step's message is scrubbed of all of them. */
-function allTexts(section: JsonObject): string[] {
-  const texts = new Set<string>()
-  textsIn(section, texts)
-  return [...texts].sort((a, b) => b.length - a.length)
+  // Told by step name and error class only: a step's own message may quote what the section holds (any part of it).
+  plan.warn(`settings ${JSON.stringify(plan.ns)}: migration ${migrated.text}; the stored section stays at version ${stored} and is not in effect`, new SettingsMigrationStepError(plan.ns, migrated))
+  return { ok: false, problem: `cannot be migrated from version ${stored} to ${plan.version}: ${migrated.text}`, stored, failure: migrated }
 }
 
 /** A section's names of the steps from `from` up to `to`. */

@@ -44,15 +44,18 @@ export function scopeKey(scope: string | undefined): string {
   return scope ?? ''
 }
 
-/** Build a kind for a namespace from its first registrant's schema. */
-export function createKind(ns: SettingsNamespace, schema: SettingsSchema<any>, envelope: SchemaEnvelope, canonical: string): Kind {
+/**
+ * Build a kind for a namespace from its first registrant's schema.
+ * @param safeEnvelope - the envelope already sanitized, when the caller has it (an offline tool's catalog); else it is made here.
+ */
+export function createKind(ns: SettingsNamespace, schema: SettingsSchema<any>, envelope: SchemaEnvelope, canonical: string, safeEnvelope?: SchemaEnvelope): Kind {
   const redactor = createRedactor(schema)
   return {
     ns,
     schema,
     canonical,
     envelope: frozenCopy(envelope),
-    safeEnvelope: frozenCopy(sanitizeEnvelope(envelope, schema, redactor)),
+    safeEnvelope: frozenCopy(safeEnvelope ?? sanitizeEnvelope(envelope, schema, redactor)),
     redactor,
     instances: new Map(),
   }
@@ -85,8 +88,14 @@ export class Registry {
   readonly kinds = new Map<string, Kind>()
   private readonly scopeCounts = new Map<string, number>()
 
-  /** @param kindsChanged - told after a kind arrives with its first instance or leaves with its last. */
-  constructor(private readonly kindsChanged: () => void = () => {}) {}
+  /**
+   * @param kindsChanged - told after a kind arrives with its first instance or leaves with its last.
+   * @param instancesChanged - told after any instance is added (`true`) or removed (`false`), after `kindsChanged`.
+   */
+  constructor(
+    private readonly kindsChanged: () => void = () => {},
+    private readonly instancesChanged: (instance: Instance, present: boolean) => void = () => {},
+  ) {}
 
   /** Add a live instance (and its kind, when it is the first). */
   add(instance: Instance): void {
@@ -96,6 +105,7 @@ export class Registry {
     kind.instances.set(scopeKey(scope), instance)
     if (scope !== undefined) this.scopeCounts.set(scope, (this.scopeCounts.get(scope) ?? 0) + 1)
     if (arrived) this.kindsChanged()
+    this.instancesChanged(instance, true)
   }
 
   /** Remove an instance; its kind goes with its last instance. */
@@ -111,6 +121,7 @@ export class Registry {
       else this.scopeCounts.delete(scope)
     }
     if (left) this.kindsChanged()
+    this.instancesChanged(instance, false)
   }
 
   /** Every named scope with a live instance, in first-seen order. */

@@ -109,7 +109,7 @@ interface PendingWrite {
   reject(error: unknown): void
 }
 
-const WRITE_ORIGINS: ReadonlySet<unknown> = new Set<SettingsWriteOrigin>(['plugin', 'wire', 'host'])
+const WRITE_ORIGINS: ReadonlySet<unknown> = new Set<SettingsWriteOrigin>(['plugin', 'wire', 'host', 'command'])
 
 /**
  * How many times a group is derived again after the store moved under it,

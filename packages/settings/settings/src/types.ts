@@ -32,10 +32,11 @@ export type SettingsUpdateSource = 'update' | 'provider'
 
 /**
  * Who made a write, for a provider's history: the owning plugin through its
- * handle, a configuration surface over the wire, or other code of the host
- * calling `ctx.settings` directly.
+ * handle, a configuration surface over the wire, other code of the host
+ * calling `ctx.settings` directly, or the `dsh` command writing through the
+ * deployment's provider while no host runs.
  */
-export type SettingsWriteOrigin = 'plugin' | 'wire' | 'host'
+export type SettingsWriteOrigin = 'plugin' | 'wire' | 'host' | 'command'
 
 /** Who made a stored change: a write's origin, or the seam bringing an older section to its kind's version. */
 export type SettingsChangeOrigin = SettingsWriteOrigin | 'migration'
@@ -263,6 +264,19 @@ declare module 'cordis' {
      * `settings/updated` events of the same commit; listeners are contained the same way.
      */
     'settings/document-updated'(ns: SettingsNamespace, revision: number, scope?: SettingsScopeId): void
+    /**
+     * An instance of a kind was registered under a scope (`scope` absent for the global one),
+     * waiting for setup included: what the registered kinds are has changed. Fired synchronously
+     * inside `register` (or when a waiting registration is kept), once `describe` lists it.
+     * A listener's failure is logged and the other listeners still run, an `INVARIANT`-coded one too.
+     */
+    'settings/registered'(ns: SettingsNamespace, scope?: SettingsScopeId): void
+    /**
+     * An instance went away (its plugin was disposed, or a registration waiting for setup gave
+     * way); a kind whose last instance went is no longer described. Fired synchronously once
+     * `describe` no longer lists the instance; listeners are contained as for `settings/registered`.
+     */
+    'settings/unregistered'(ns: SettingsNamespace, scope?: SettingsScopeId): void
   }
 }
 

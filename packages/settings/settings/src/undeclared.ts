@@ -40,7 +40,13 @@ function isContainer(value: unknown): boolean {
 export function undeclaredPaths(schema: AnySchema, value: unknown): string[][] {
   const found: Finding[] = []
   walk(value, schema, [], found)
-  return found.flatMap((finding) => (finding.inside ? childPaths(valueAt(value, finding.path), finding.path) : [finding.path]))
+  // A loop, not flatMap: a section may hold tens of thousands of findings, each a list of one.
+  const paths: string[][] = []
+  for (const finding of found) {
+    if (!finding.inside) paths.push(finding.path)
+    else for (const path of childPaths(valueAt(value, finding.path), finding.path)) paths.push(path)
+  }
+  return paths
 }
 
 /** The path of each key or item of a container. */

@@ -188,11 +188,11 @@ describe('a step that fails', () => {
     h = await boot({ document })
     await expect(h.mount((ctx) => ctx.settings.register('named', Two, { version: 2, migrations: STEPS }))).rejects.toMatchObject({
       code: 'SETTINGS_INVALID',
-      message: 'settings "named" section cannot be migrated from version 0 to 2: step "explode" (version 1 to 2) failed',
+      message: 'settings "named" section cannot be migrated from version 0 to 2: step "explode" (version 1 to 2) threw Error',
     })
     expect(h.provider.document()).toEqual(document)
     const failure = h.logs.find((line) => line.text.includes('migration step "explode"'))
-    expect(failure?.text).toContain('(version 1 to 2) failed; the stored section stays at version 0 and is not in effect')
+    expect(failure?.text).toContain('(version 1 to 2) threw Error; the stored section stays at version 0 and is not in effect')
     expect(JSON.stringify(h.logs)).not.toContain(OLD_SECRET)
   })
 
@@ -203,7 +203,7 @@ describe('a step that fails', () => {
     expect(value.get()).toEqual({ name: 'global' })
     await h.logged(migrated('named'))
     const [scoped] = h.provider.describe({ ns: 'named', scope: 'preset/a', redactSecrets: true })
-    expect(scoped!.problem).toEqual({ path: [], message: 'the stored section cannot be migrated from version 0 to 2: step "explode" (version 1 to 2) failed' })
+    expect(scoped!.problem).toEqual({ path: [], message: 'the stored section cannot be migrated from version 0 to 2: step "explode" (version 1 to 2) threw Error' })
     expect(scoped!.migration).toEqual({ version: 2, stored: 0, state: 'failed', steps: ['rename $.title to $.name', 'explode'], changes: [[{ op: 'move', from: ['title'], to: ['name'] }], [{ op: 'function', name: 'explode' }]] })
     expect(scoped!.user).toBeUndefined()
     expect(JSON.stringify(scoped)).not.toContain(OLD_SECRET)
@@ -220,7 +220,7 @@ describe('a step that fails', () => {
   it('treats a step answering something other than a JSON object as a failing step', async () => {
     h = await boot({ document: doc({ named: { name: 'a' } }) })
     const notAnObject = () => 'nope' as unknown as Record<string, never>
-    await expect(h.mount((ctx) => ctx.settings.register('named', Two, { version: 1, migrations: [notAnObject] }))).rejects.toThrow(/step "notAnObject" \(version 0 to 1\) failed/)
+    await expect(h.mount((ctx) => ctx.settings.register('named', Two, { version: 1, migrations: [notAnObject] }))).rejects.toThrow(/step "notAnObject" \(version 0 to 1\) answered something that is not a section/)
     expect(h.provider.document()).toEqual({ named: { name: 'a' } })
   })
 })

@@ -4,9 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { refuse } from './args.ts'
-import { runCheck } from './check/cli.ts'
-import { EXIT, type CliIo } from './io.ts'
-import { runStart } from './start.ts'
+import { EXIT, withProcessConditions, type CliIo } from './io.ts'
 import { runValueCommand, SETTINGS_USAGE, VALUE_COMMANDS } from './values/commands.ts'
 
 export const USAGE = `usage: dsh <command> [arguments]
@@ -25,7 +23,8 @@ function version(): string {
 }
 
 /** Run `dsh <argv…>` and answer its exit code (for `start`, once the deployment stopped). */
-export async function runDsh(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runDsh(argv: readonly string[], given: CliIo): Promise<number> {
+  const io = withProcessConditions(given)
   const [command, ...rest] = argv
   if (command === '--help' || command === '-h' || command === 'help') {
     io.out(USAGE)
@@ -35,14 +34,15 @@ export async function runDsh(argv: readonly string[], io: CliIo): Promise<number
     io.out(version())
     return EXIT.OK
   }
-  if (command === 'start') return runStart(rest, io)
+  // Each command's module is loaded when it runs: a value command does not pay for the check or the loader.
+  if (command === 'start') return (await import('./start.ts')).runStart(rest, io)
   if (command === 'settings') {
     const [sub, ...args] = rest
     if (sub === '--help' || sub === '-h' || sub === 'help') {
       io.out(SETTINGS_USAGE)
       return EXIT.OK
     }
-    if (sub === 'check') return runCheck(args, io)
+    if (sub === 'check') return (await import('./check/cli.ts')).runCheck(args, io)
     if (sub !== undefined && VALUE_COMMANDS.includes(sub)) return runValueCommand(sub, args, io)
     return refuse('dsh settings', io, SETTINGS_USAGE, sub === undefined ? 'name a command' : `unknown command ${JSON.stringify(sub)}`).exit
   }

@@ -6,37 +6,30 @@
  * the value; a deployment that has not written its document yet is checked
  * as an empty one.
  */
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { RemoteError } from 'dsh-remote'
-import { runDsh } from '../src/main.ts'
 import { connect } from '../src/values/connect.ts'
+import { recordCatalog } from './catalog-host.ts'
+import { dsh, useHosts, WORKSPACE } from './hosts.ts'
 
-const WORKSPACE = resolve(fileURLToPath(import.meta.url), '../../../../..')
 const DEPLOYMENT = 'packages/tools/dsh/tests/fixtures/bridge.cordis.yml'
 const TOKEN = 'bridge-token-5d1e'
-
-const temps: string[] = []
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const hosts = useHosts()
 
 /** A fresh home, holding `document` as its settings.yaml when given. */
 function home(document?: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bridge-')))
-  temps.push(dir)
+  const dir = hosts.home('dsh-bridge-')
   if (document !== undefined) writeFileSync(join(dir, 'settings.yaml'), document)
   return dir
 }
 
-async function dsh(dir: string, ...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runDsh(args, { out: (line) => out.push(...line.split('\n')), err: (line) => err.push(...line.split('\n')), cwd: WORKSPACE, env: { DSH_HOME: dir, DSH_PORT: '0' }, conditions: ['source'] })
-  return { code, out, err }
+/** {@link home}, with the schemas its host recorded when it last ran (a command with no host types and judges by them). */
+async function recordedHome(document: string): Promise<string> {
+  const dir = home(document)
+  await recordCatalog(hosts, dir, DEPLOYMENT)
+  return dir
 }
 
 describe('dsh settings on an adapter-shaped plugin', () => {
@@ -62,17 +55,17 @@ describe('dsh settings on an adapter-shaped plugin', () => {
 
   it('set refuses with exit 1 a value the branch refuses, naming the field and what it wants, never the value', async () => {
     const before = `chat-bridge:\n  token: ${TOKEN}\n  protocol: ws\n`
-    const dir = home(before)
+    const dir = await recordedHome(before)
     const { code, out, err } = await dsh(dir, 'settings', 'set', 'chat-bridge.heartbeat', 'abc', '-d', DEPLOYMENT)
     expect(code).toBe(1)
     expect(out).toEqual([])
-    expect(err.join('\n')).toContain('is invalid at $.heartbeat: expected number')
+    expect(err.join('\n')).toContain('chat-bridge.heartbeat expects a number')
     expect(err.join('\n')).not.toMatch(/abc|bridge-token/)
     expect(readFileSync(join(dir, 'settings.yaml'), 'utf8')).toBe(before)
   })
 
   it('the controller\'s refusal carries the field as details.path', async () => {
-    const dir = home(`chat-bridge:\n  token: ${TOKEN}\n  protocol: ws\n`)
+    const dir = await recordedHome(`chat-bridge:\n  token: ${TOKEN}\n  protocol: ws\n`)
     const access = await connect(resolve(WORKSPACE, DEPLOYMENT), { out: () => {}, err: () => {}, cwd: WORKSPACE, env: { DSH_HOME: dir }, conditions: ['source'] })
     try {
       const refusal = await access.mutate('chat-bridge', [{ op: 'set', path: ['heartbeat'], value: 'abc' }]).then(

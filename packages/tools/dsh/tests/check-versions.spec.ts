@@ -51,7 +51,7 @@ describe('dsh settings check: versioned sections and keys nobody declares', () =
     const file = `${FIXTURES}/versioned-failing.yaml`
     const { code, out } = await check(file)
     expect(out).toEqual([
-      `${file}:1:1: versioned $: the stored section cannot be migrated from version 1 to 2: step "splitHost" (version 1 to 2) failed [migration-failed]`,
+      `${file}:1:1: versioned $: the stored section cannot be migrated from version 1 to 2: step "splitHost" (version 1 to 2) threw Error [migration-failed]`,
       `settings check: 1 problem in ${file} against ${DEPLOYMENT} (namespaces: versioned; scopes: preset/ops)`,
     ])
     expect(code).toBe(1)

@@ -330,6 +330,18 @@ describe('messages', () => {
       'invalid config: $.limit expected number <= 50 (at limit); $.key expected string',
     )
     expect(scrubMessage(new Error('token sk-live-abcdef rejected'), ['sk-live-abcdef'])).toBe('token [redacted] rejected')
+    // A part of a value is cut out too: V8's JSON.parse quotes the first 10 characters of a longer text.
+    const token = 'Zq8XkP2mVt7Yw3RnB5cLa9F2kQrT'
+    let quoted = ''
+    try {
+      JSON.parse(token)
+    } catch (error) {
+      quoted = scrubMessage(error, [token])
+    }
+    expect(quoted).toBe(`Unexpected token 'Z', "[redacted]"... is not valid JSON`)
+    expect(scrubMessage(new Error('cannot reach api.example.com (from https://api.example.com/v1)'), ['https://api.example.com/v1'])).toBe('cannot reach [redacted] (from [redacted])')
+    // Shorter shared runs are words and path parts, kept.
+    expect(scrubMessage(new Error('cannot load ./plugins/x.mjs'), ['plugins-secret-51c0'])).toBe('cannot load ./plugins/x.mjs')
   })
 })
 

@@ -80,15 +80,21 @@ export interface Ran {
 }
 
 /** Run `dsh <args>` in process, as `pnpm dsh` runs it, with `DSH_HOME=dir`: exit code and output lines. */
-export async function dsh(dir: string, ...args: string[]): Promise<Ran> {
+export function dsh(dir: string, ...args: string[]): Promise<Ran> {
+  return dshIn(dir, args)
+}
+
+/** `dsh(dir, ...args)`, with `stdin` as its standard input when given (never a terminal). */
+export async function dshIn(dir: string, args: readonly string[], stdin?: NodeJS.ReadableStream): Promise<Ran> {
   const out: string[] = []
   const err: string[] = []
-  const code = await runDsh(args, {
+  const code = await runDsh([...args], {
     out: (line) => out.push(...line.split('\n')),
     err: (line) => err.push(...line.split('\n')),
     cwd: WORKSPACE,
     env: { DSH_HOME: dir, DSH_PORT: '0' },
     conditions: ['source'],
+    stdin,
   })
   return { code, out, err }
 }

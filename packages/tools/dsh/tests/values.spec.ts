@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { VALUE_COMMANDS } from '../src/values/commands.ts'
+import { recordCatalog } from './catalog-host.ts'
 import { dsh, useHosts } from './hosts.ts'
 
 const FIXTURES = 'packages/tools/dsh/tests/fixtures'
@@ -22,12 +23,19 @@ const MIRROR_SECRET = 'clean-mirror-token'
 /** A home holding the clean example document. */
 const home = () => hosts.home('dsh-settings-values-', `${FIXTURES}/clean.yaml`)
 
+/** A home holding the clean example document and the schemas its host recorded when it last ran (started once, then stopped). */
+async function recordedHome(): Promise<string> {
+  const dir = home()
+  await recordCatalog(hosts, dir, DEPLOYMENT)
+  return dir
+}
+
 
 const stored = (dir: string) => parse(readFileSync(join(dir, 'settings.yaml'), 'utf8')) as Record<string, any>
 
 describe('dsh settings through the provider (no host running)', () => {
   it('gets a value as the plugin reads it, a section as YAML with secrets as (set), and JSON for scripts', async () => {
-    const dir = home()
+    const dir = await recordedHome()
     expect(await dsh(dir, 'settings', 'get', 'web-search.limit', '-d', DEPLOYMENT)).toMatchObject({ code: 0, out: ['25'] })
     expect(await dsh(dir, 'settings', 'get', 'web-search.limit', '--scope', 'preset/coder', '-d', DEPLOYMENT)).toMatchObject({ code: 0, out: ['30'] })
     const section = await dsh(dir, 'settings', 'get', 'web-search', '-d', DEPLOYMENT)
@@ -42,7 +50,7 @@ describe('dsh settings through the provider (no host running)', () => {
   })
 
   it('sets, unsets and resets through the file, keeping versions that history, diff and restore read', async () => {
-    const dir = home()
+    const dir = await recordedHome()
     const set = await dsh(dir, 'settings', 'set', 'web-search.limit', '40', '-d', DEPLOYMENT)
     expect(set.code).toBe(0)
     expect(set.out[0]).toMatch(/^set web-search\.limit \(revision \d+, via the provider, .*settings\.yaml\)$/)
@@ -51,7 +59,7 @@ describe('dsh settings through the provider (no host running)', () => {
     expect(stored(dir)['web-search'].apiKey).toBe(SECRET)
     expect(readFileSync(join(dir, 'settings.yaml'), 'utf8')).toContain('# Every section valid: the check finds nothing.')
 
-    expect((await dsh(dir, 'settings', 'set', 'web-search.safeSearch', '{ enabled: false }', '--scope', 'preset/coder', '-d', DEPLOYMENT)).code).toBe(0)
+    expect((await dsh(dir, 'settings', 'set', 'web-search.safeSearch', '--json', '{"enabled": false}', '--scope', 'preset/coder', '-d', DEPLOYMENT)).code).toBe(0)
     expect(stored(dir).scopes['preset/coder']['web-search']).toEqual({ limit: 30, safeSearch: { enabled: false } })
     expect((await dsh(dir, 'settings', 'unset', 'web-search.engine', '-d', DEPLOYMENT)).code).toBe(0)
     expect(stored(dir)['web-search']).not.toHaveProperty('engine')
@@ -62,7 +70,8 @@ describe('dsh settings through the provider (no host running)', () => {
     expect(history.code).toBe(0)
     expect(history.out).toHaveLength(3)
     // Newest first: the two writes, then the hand-written file (made outside the seam; the oldest lists every section).
-    expect(history.out[0]).toMatch(/^\S+ {2}written \S+ {2}by wire {2}web-search in preset\/coder$/)
+    // A write the command makes itself (no host) is the command's, not the wire's.
+    expect(history.out[0]).toMatch(/^\S+ {2}written \S+ {2}by command {2}web-search in preset\/coder$/)
     expect(history.out[2]).toMatch(/^\S+ {2}written \S+ {2}by unknown {2}web-search, assistant, /)
     const first = history.out[2]!.split(' ')[0]!
     const diff = await dsh(dir, 'settings', 'diff', first, '-d', DEPLOYMENT)
@@ -80,7 +89,7 @@ describe('dsh settings through the provider (no host running)', () => {
   })
 
   it('refuses with exit 1 a value the schema refuses, a stale revision, an unknown namespace or version, without echoing the value', async () => {
-    const dir = home()
+    const dir = await recordedHome()
     const before = readFileSync(join(dir, 'settings.yaml'), 'utf8')
     const tooMany = await dsh(dir, 'settings', 'set', 'web-search.limit', '987654', '-d', DEPLOYMENT)
     expect(tooMany.code).toBe(1)
@@ -96,6 +105,18 @@ describe('dsh settings through the provider (no host running)', () => {
     expect(readFileSync(join(dir, 'settings.yaml'), 'utf8')).toBe(before)
   })
 
+  it('with no schema recorded, refuses to print values it cannot tell secrets among, unless --show-secrets asks for them', async () => {
+    const dir = home()
+    const section = await dsh(dir, 'settings', 'get', 'web-search', '-d', DEPLOYMENT)
+    expect(section.code).toBe(1)
+    expect(section.err.join('\n')).toContain('--show-secrets')
+    expect(JSON.stringify(section)).not.toContain(SECRET)
+    expect(JSON.stringify(await dsh(dir, 'settings', 'get', 'web-search', '--json', '-d', DEPLOYMENT))).not.toContain(SECRET)
+    const shown = await dsh(dir, 'settings', 'get', 'web-search.apiKey', '--show-secrets', '-d', DEPLOYMENT)
+    expect(shown).toMatchObject({ code: 0, out: [SECRET] })
+    expect(shown.err.join('\n')).toContain('unchecked')
+  })
+
   it('refuses with exit 2 and the usage what it cannot parse, and prints every command\'s usage for --help', async () => {
     const dir = home()
     for (const args of [
@@ -104,7 +125,7 @@ describe('dsh settings through the provider (no host running)', () => {
       ['settings', 'set', 'Web_Search.limit', '1'],
       ['settings', 'set', 'web-search.limit'],
       ['settings', 'set', 'web-search.limit', '1', '--frobnicate'],
-      ['settings', 'set', 'web-search.limit', '[unclosed'],
+      ['settings', 'set', 'web-search.limit', '-5'],
       ['settings', 'set', 'web-search.limit', '1', '--revision', 'soon'],
       ['settings', 'reset', 'web-search.limit'],
       ['settings', 'get'],
@@ -152,7 +173,7 @@ describe('dsh settings through a running host', () => {
     // The host's own value (what its plugin reads), over its wire.
     expect(await dsh(dir, 'settings', 'get', 'web-search.limit', '-d', DEPLOYMENT)).toMatchObject({ code: 0, out: ['33'] })
     const section = await dsh(dir, 'settings', 'get', 'web-search', '--json', '-d', DEPLOYMENT)
-    expect(JSON.parse(section.out.join('\n'))).toMatchObject({ apiKey: '(set)', limit: 33 })
+    expect(JSON.parse(section.out.join('\n'))).toMatchObject({ apiKey: { secret: true, set: true }, limit: 33 })
     expect(JSON.stringify(section)).not.toContain(SECRET)
     // A refusal over the wire has the same exit code and never the value.
     const refused = await dsh(dir, 'settings', 'set', 'web-search.limit', '987654', '-d', DEPLOYMENT)
@@ -194,7 +215,7 @@ describe('dsh settings through a running host', () => {
     const dir = home()
     const marker = join(dir, 'imports')
     const deployment = `${FIXTURES}/marked.cordis.yml`
-    await startHost(dir, deployment, { DSH_IMPORT_MARKER: marker })
+    const host = await startHost(dir, deployment, { DSH_IMPORT_MARKER: marker })
     // The host imported the plugin once.
     expect(readFileSync(marker, 'utf8').trim().split('\n')).toHaveLength(1)
     rmSync(marker)
@@ -203,10 +224,14 @@ describe('dsh settings through a running host', () => {
       const set = await dsh(dir, 'settings', 'set', 'web-search.limit', '12', '-d', deployment)
       expect(set.out[0]).toContain('via the running host')
       expect(existsSync(marker)).toBe(false)
-      // Through the provider the plugins are loaded (they register the schemas a write is judged by).
+      // With no host either: the schemas come from the catalog the host recorded, and no plugin is imported.
+      const exited = new Promise((done) => host.once('exit', done))
+      host.kill('SIGTERM')
+      await exited
       const revealed = await dsh(dir, 'settings', 'get', 'web-search.limit', '--show-secrets', '-d', deployment)
       expect(revealed.out).toEqual(['12'])
-      expect(existsSync(marker)).toBe(true)
+      expect((await dsh(dir, 'settings', 'set', 'web-search.limit', '13', '-d', deployment)).out[0]).toContain('via the provider')
+      expect(existsSync(marker)).toBe(false)
     } finally {
       delete process.env.DSH_IMPORT_MARKER
     }

@@ -11,16 +11,21 @@
  *    and the parse is the provider's (linear, with its refusals). The
  *    deployment's own document, not written yet, reads as an empty one. A
  *    syntax error or a document that cannot be read as sections is itself a
- *    problem, and ends the check. positions.ts maps data paths to lines and
- *    columns of the same parse.
+ *    problem, and ends the check. Positions are found only once something is
+ *    to be placed: by one scan of the lines (line-positions.ts) when the text
+ *    is written one entry per line, else from yaml's tree (positions.ts).
  * 3. The other entries, scope groups included, run in one cordis root over a
- *    read-only `MemorySettingsProvider` holding the document, and every
- *    registration is recorded. A plugin that fails on a stored section never
- *    makes its later registrations, so the deployment runs again (twice at most)
- *    over the document with the refused fields taken out, while that shows new ones.
- * 4. The sections are judged with the seam's own `describe` (judge.ts); what
- *    the deployment's registrations threw and `describe` does not account for is
- *    put on the section that holds the refused field.
+ *    read-only service holding the parsed document as it is (provider.ts), and
+ *    every registration is recorded. Nothing else starts: no file provider,
+ *    watcher, server or timer.
+ * 4. The sections are judged with the seam's own `describe` (judge.ts): when
+ *    every plugin registered cleanly, on the running service itself, in one
+ *    round. Otherwise apart, field by field; and since a plugin that fails on a
+ *    stored section never makes its later registrations, the deployment runs
+ *    again (twice at most) over the document with the refused fields taken
+ *    out, while that shows new ones. What the deployment's registrations threw
+ *    and `describe` does not account for is put on the section that holds the
+ *    refused field.
  * 5. The document's shape is checked: keys that are not namespaces or that no
  *    plugin registers, a `scopes` that is not a map, malformed scope ids.
  *
@@ -29,13 +34,15 @@
  * and a plugin's own error message has schemastery's "but got <value>" cut out
  * and every string of the document and of the deployment's configs redacted.
  */
-import { extname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { processConditions } from 'dsh-loader'
-import { SCOPE_ID_PATTERN } from 'dsh-scope'
-import { formatPath as formatSectionPath, NAMESPACE_PATTERN, RESERVED_NAMESPACES, SCOPES_KEY, type SettingsDocument } from 'dsh-settings'
-import { defaultDocument, pluginSubject, readDeployment, runPass, UsageError, type EntryRef, type Pass, type Registration } from './deployment.ts'
-import { instanceKey, isPlainObject, isSectionError, judgeSections, sectionHolding, type Judgment } from './judge.ts'
-import { PositionedText, type Position, type Target } from './positions.ts'
+import { dataEqual, formatPath as formatSectionPath, SCOPES_KEY, type SettingsDocument, type SettingsProvider } from 'dsh-settings'
+import type { Document } from 'dsh-settings-file/codec'
+import { defaultDocument, pluginSubject, readDeployment, runPass, UsageError, type Deployment, type EntryRef, type Pass, type Registration } from './deployment.ts'
+import { describeClean, instanceKey, isSectionError, judgeSections, sectionHolding, type Judgment } from './judge.ts'
+import { LinePositions } from './line-positions.ts'
+import { documentScopes, sectionSubject, shapeProblems } from './shape.ts'
+import { PositionedText, type Locator, type Position } from './positions.ts'
 import { readChecked } from './read.ts'
 import { warningRule } from './warnings.ts'
 
@@ -121,11 +128,11 @@ export interface CheckOptions {
 const MAX_PASSES = 3
 /** Strings this short are not redacted from plugins' messages (they would take ordinary words with them). */
 const MIN_REDACTED_LENGTH = 6
-
-/** A key as messages show it: quoted, and cut short (a key is the user's text, and may be long). */
-function shownKey(key: string): string {
-  return JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)
-}
+/**
+ * Runs this long that a plugin's message shares with a stored string are redacted too. Shorter
+ * shared runs are common words and path parts (`plugins` of `plugins-secret-…` and `./plugins/`).
+ */
+const SHARED_RUN = 8
 
 /**
  * Render a path inside a section as `$`-rooted text with the seam's own
@@ -133,12 +140,13 @@ function shownKey(key: string): string {
  * (describe's and the document's), so a decimal segment is read as an index.
  */
 export function formatPath(path: readonly string[]): string {
-  return formatSectionPath(path.map((segment) => (/^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : segment)))
+  return formatSectionPath(path.map((segment) => (isIndex(segment) ? Number(segment) : segment)))
 }
 
-/** `web-search` or `web-search in preset/coder`. */
-function sectionSubject(ns: string, scope: string | undefined): string {
-  return scope === undefined ? ns : `${ns} in ${scope}`
+/** Whether a path segment is a decimal index; most are not, and say so at their first character. */
+function isIndex(segment: string): boolean {
+  const first = segment.charCodeAt(0)
+  return first >= 0x30 && first <= 0x39 && /^(0|[1-9]\d*)$/.test(segment)
 }
 
 /** Where a section (or a place inside it) sits in the document's data. */
@@ -158,7 +166,9 @@ export function ruleOf(message: string): string {
 
 /**
  * A plugin's error message on one line: schemastery's "but got <value>" cut out (cordis quotes
- * a refused config value that way), then every string of `values` replaced by `[redacted]`.
+ * a refused config value that way), then every string of `values` replaced by `[redacted]`, and
+ * every run of {@link SHARED_RUN} characters or more it shares with one of them: an error may
+ * quote part of a value (`JSON.parse` quotes a longer text's first 10 characters).
  */
 export function scrubMessage(error: unknown, values: readonly string[] = []): string {
   const message = error instanceof Error ? error.message : typeof error === 'string' ? error : `a thrown ${typeof error}`
@@ -168,7 +178,24 @@ export function scrubMessage(error: unknown, values: readonly string[] = []): st
     .filter((line) => line !== '')
   let text = lines.reduce((joined, line) => (joined === '' ? line : `${joined}${joined.endsWith(':') ? ' ' : '; '}${line}`), '')
   for (const value of values) text = text.split(value).join('[redacted]')
-  return text
+  return withoutSharedRuns(text, values)
+}
+
+/** `text` with every run of at least {@link SHARED_RUN} characters that also stands in one of `values` replaced by `[redacted]`. */
+function withoutSharedRuns(text: string, values: readonly string[]): string {
+  const size = SHARED_RUN
+  if (text.length < size || !values.length) return text
+  const pieces = new Set<string>()
+  for (const value of values) for (let at = 0; at + size <= value.length; at++) pieces.add(value.slice(at, at + size))
+  // Mark each character inside a shared piece; a run of marked characters is cut out whole.
+  const marked = new Uint8Array(text.length)
+  for (let at = 0; at + size <= text.length; at++) if (pieces.has(text.slice(at, at + size))) marked.fill(1, at, at + size)
+  let result = ''
+  for (let at = 0; at < text.length; at++) {
+    if (!marked[at]) result += text[at]
+    else if (at === 0 || !marked[at - 1]) result += '[redacted]'
+  }
+  return result
 }
 
 /** Every string inside `value` at least {@link MIN_REDACTED_LENGTH} long, longest first. */
@@ -185,122 +212,97 @@ function stringsIn(values: readonly unknown[]): string[] {
   return [...found].sort((a, b) => b.length - a.length)
 }
 
-/** A problem before it has a position: where in the document's data it points. */
-interface Located {
-  code: ProblemCode
-  subject: string
-  rule: string
-  path: string[]
-  target: Target
+/** What running the deployment over the document and judging its sections found. */
+interface Judged {
+  /** The last run of the deployment. */
+  pass: Pass
+  judgment: Judgment
+  /** Every registration any run made, each instance once (the first). */
+  registrations: Registration[]
+  /** Every registration call of every run, with what it threw. */
+  attempts: Registration[]
+  /** The named scopes judged. */
+  scopes: string[]
 }
 
-function namespaceKeyProblem(key: string, scope: string | undefined, known: ReadonlySet<string>, path: string[]): Located | undefined {
-  const where = scope === undefined ? '' : ` in ${scope}`
-  if (!NAMESPACE_PATTERN.test(key)) {
-    return { code: 'bad-namespace', subject: `key ${shownKey(key)}${where}`, rule: `not a namespace: a namespace must match ${NAMESPACE_PATTERN}`, path, target: 'key' }
-  }
-  if (RESERVED_NAMESPACES.has(key)) return { code: 'bad-namespace', subject: `key ${shownKey(key)}${where}`, rule: `not a namespace: ${shownKey(key)} is reserved`, path, target: 'key' }
-  if (!known.has(key)) return { code: 'unknown-namespace', subject: sectionSubject(key, scope), rule: 'unknown namespace: no plugin of the deployment registers it', path, target: 'key' }
-  return undefined
+/** Whether a run registered everything cleanly: no registration refused, no plugin failed or left starting. */
+function ranCleanly(pass: Pass): boolean {
+  return !pass.failed.length && pass.registrations.every((registration) => registration.error === undefined) && !pass.idle.some((idle) => idle.slow)
 }
 
-/** Keys that are not namespaces or that nothing registers, a malformed `scopes`, malformed scope ids. */
-function shapeProblems(data: Record<string, unknown>, known: ReadonlySet<string>): Located[] {
-  const found: Located[] = []
-  for (const key of Object.keys(data)) {
-    if (key !== SCOPES_KEY) {
-      const problem = namespaceKeyProblem(key, undefined, known, [key])
-      if (problem) found.push(problem)
-      continue
-    }
-    const scopes = data[key]
-    // An empty `scopes:` (null) holds nothing, as the seam reads it.
-    if (scopes === null) continue
-    if (!isPlainObject(scopes)) {
-      found.push({ code: 'bad-scopes', subject: SCOPES_KEY, rule: `"${SCOPES_KEY}" must be a map of scope ids to sections`, path: [key], target: 'key' })
-      continue
-    }
-    for (const scope of Object.keys(scopes)) {
-      if (!SCOPE_ID_PATTERN.test(scope)) {
-        found.push({ code: 'bad-scope', subject: `scope ${shownKey(scope)}`, rule: `not a scope id: a scope id must be <kind>/<id>, matching ${SCOPE_ID_PATTERN}`, path: [key, scope], target: 'key' })
-        continue
-      }
-      const sections = scopes[scope]
-      if (sections === null) continue
-      if (!isPlainObject(sections)) {
-        found.push({ code: 'bad-scopes', subject: `scope ${scope}`, rule: 'a scope must be a map of namespace sections', path: [key, scope], target: 'key' })
-        continue
-      }
-      for (const ns of Object.keys(sections)) {
-        const problem = namespaceKeyProblem(ns, scope, known, [key, scope, ns])
-        if (problem) found.push(problem)
-      }
-    }
-  }
-  return found
-}
-
-/** The valid scope ids the document holds sections under. */
-function documentScopes(data: Record<string, unknown>): string[] {
-  const scopes = data[SCOPES_KEY]
-  return isPlainObject(scopes) ? Object.keys(scopes).filter((scope) => SCOPE_ID_PATTERN.test(scope) && isPlainObject(scopes[scope])) : []
+/** The registrations' named scopes and the document's, each once. */
+function scopesOf(registrations: readonly Registration[], data: Record<string, unknown>): string[] {
+  return [...new Set([...registrations.flatMap((registration) => (registration.scope === undefined ? [] : [registration.scope])), ...documentScopes(data)])]
 }
 
 /**
- * Check the settings document against the deployment's plugins.
- * @throws {UsageError} when the deployment file or a named document is missing, a file is unreadable or not a regular file, the deployment does not plan, or no document can be named.
+ * Run the deployment over `data` and judge the sections. A run that registers everything
+ * cleanly is judged on the spot, over the service it ran on. Otherwise the sections are
+ * judged apart, and the deployment runs again over the document with the refused fields
+ * taken out while that shows registrations not seen before.
  */
-export async function checkSettings(options: CheckOptions): Promise<CheckResult> {
-  const env = options.env ?? process.env
-  const deploymentFile = resolve(options.deployment)
-  const deployment = await readDeployment(deploymentFile, env, options.conditions ?? processConditions())
-  const documentFile = options.document === undefined ? defaultDocument(deployment, env) : resolve(options.document)
-  const result: CheckResult = { deployment: deploymentFile, document: documentFile, problems: [], warnings: [], notes: [], namespaces: [], scopes: [], judged: false }
-  const inDocument = (position: Position, code: ProblemCode, subject: string, rule: string): Problem => ({ code, file: documentFile, ...position, subject, rule })
-
-  const read = await readChecked(documentFile, deployment, options.document === undefined)
-  if ('problems' in read) {
-    result.problems = read.problems.map(({ position, code, rule }) => inDocument(position, code, 'document', rule))
-    return result
-  }
-  const { text, parsed } = read
-  if (read.missing) result.notes.push(`the settings document ${documentFile} does not exist yet (the file provider writes it at its first write): checked as an empty document, each problem at line 1, column 1`)
-  const data = parsed.data
-  // Positions come from the same parse; JSON (which is YAML) is parsed once more for them.
-  const positions = parsed.yaml ? PositionedText.of(text, parsed.yaml) : PositionedText.parse(text)
-  result.judged = true
-  const documentProblems: Problem[] = []
-
-  // Run the deployment, then again over the repaired document while plugins failed on stored sections.
-  const deadline = Date.now() + (options.startTimeoutMs ?? 10_000)
+async function runAndJudge(deployment: Deployment, data: Record<string, unknown>, deadline: number): Promise<Judged> {
   const registrations: Registration[] = []
   const attempts: Registration[] = []
-  let pass: Pass | undefined
   let judgment: Judgment | undefined
-  let input: Record<string, unknown> = data
+  let pass: Pass | undefined
+  let scopes: string[] = []
+  let input = data
   for (let round = 0; round < MAX_PASSES; round++) {
-    pass = await runPass(deployment.planned, input as SettingsDocument, Math.max(deadline, Date.now() + 1000))
-    attempts.push(...pass.registrations)
+    const clean = (provider: SettingsProvider, run: Pass) => (round === 0 && ranCleanly(run) ? describeClean(provider, data, run.registrations, scopesOf(run.registrations, data)) : undefined)
+    const ran: Pass & { inspected: Judgment | undefined } = await runPass(deployment.planned, input as SettingsDocument, Math.max(deadline, Date.now() + 1000), clean)
+    pass = ran
+    attempts.push(...ran.registrations)
     const before = registrations.length
-    for (const registration of pass.registrations) {
+    const seen = new Set(registrations.map((registration) => instanceKey(registration.ns, registration.scope)))
+    for (const registration of ran.registrations) {
       const key = instanceKey(registration.ns, registration.scope)
-      if (!registrations.some((seen) => instanceKey(seen.ns, seen.scope) === key)) registrations.push(registration)
+      if (!seen.has(key)) registrations.push(registration)
+      seen.add(key)
     }
+    scopes = scopesOf(registrations, data)
+    if (ran.inspected) return { pass, judgment: ran.inspected, registrations, attempts, scopes }
     if (judgment && registrations.length === before) break
-    const scopes = [...new Set([...registrations.flatMap((registration) => (registration.scope === undefined ? [] : [registration.scope])), ...documentScopes(data)])]
-    result.scopes = scopes
     judgment = await judgeSections(data, registrations, scopes)
-    const refused = pass.registrations.some((registration) => registration.error !== undefined && isSectionError(registration.error))
-    if (!refused || JSON.stringify(judgment.repaired) === JSON.stringify(input)) break
+    const refused = ran.registrations.some((registration) => registration.error !== undefined && isSectionError(registration.error))
+    if (!refused || dataEqual(judgment.repaired, input)) break
+    // The judgment's copy is not changed once judged, so the next run may hand it to the seam.
     input = judgment.repaired
   }
   if (!pass || !judgment) throw new Error('the deployment did not run')
-  const known = new Set(registrations.map((registration) => registration.ns))
-  result.namespaces = [...known]
+  return { pass, judgment, registrations, attempts, scopes }
+}
 
-  // Sections that do not resolve, as the seam judged them.
+/**
+ * Where the check's lines point in the document: found only once something is to be
+ * placed, by one scan of its lines when it is written one entry per line (as the
+ * provider's fast reader takes it), else (or from where the scan and the data part)
+ * from yaml's tree of the same text.
+ */
+function lazyLocator(text: string, read: { data: Record<string, unknown>; yaml?: Document.Parsed }): Locator {
+  let lines: LinePositions | undefined | null
+  let tree: Locator | undefined
+  return {
+    locate: (path, target) => {
+      if (lines === undefined) lines = LinePositions.of(text, read.data) ?? null
+      const found = lines?.locate(path, target)
+      if (found) return found
+      lines = null
+      tree ??= read.yaml ? PositionedText.of(text, read.yaml) : PositionedText.parse(text)
+      return tree.locate(path, target)
+    },
+  }
+}
+
+/** A problem at a place in the settings document. */
+type InDocument = (position: Position, code: ProblemCode, subject: string, rule: string) => Problem
+
+/** The sections' problems: what the seam judged, and what the registrations threw that it does not account for. */
+function sectionProblems(judged: Judged, data: Record<string, unknown>, positions: Locator, inDocument: InDocument): { problems: Problem[]; explained: Set<unknown> } {
+  const { judgment } = judged
+  const problems: Problem[] = []
   for (const problem of judgment.problems) {
-    documentProblems.push(
+    problems.push(
       inDocument(
         positions.locate(documentPath(problem.ns, problem.scope, problem.path)),
         problem.missingValue ? 'missing-value' : problem.migrationFailed ? 'migration-failed' : problem.path.length ? 'invalid-value' : 'invalid-section',
@@ -313,10 +315,10 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
   // namespace the judge could not register at all (a required field whose only stored value is refused), or whose
   // stored sections describe cannot blame (it blames a section only when the layers below it resolve, and a base
   // lacking a required field never does). The refusal is put on the section holding the refused field, else on the
-  // scope's own section, else on the global one; with no section stored, it is the plugin's failure, reported below.
+  // scope's own section, else on the global one; with no section stored, it is the plugin's failure, reported apart.
   const explained = new Set<unknown>()
   const places = new Set<string>()
-  for (const { error } of attempts) {
+  for (const { error } of judged.attempts) {
     if (!isSectionError(error)) continue
     const holding = sectionHolding(data, error)
     if (holding === false) continue
@@ -325,7 +327,7 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
     const place = `${instanceKey(error.ns, holding)}\u0000${error.path.join('\u0000')}`
     if (places.has(place)) continue
     places.add(place)
-    documentProblems.push(
+    problems.push(
       inDocument(
         positions.locate(documentPath(error.ns, holding, error.path)),
         error.path.length ? 'invalid-value' : 'invalid-section',
@@ -334,35 +336,74 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
       ),
     )
   }
+  return { problems, explained }
+}
+
+/** The deployment's own problems: plugins that could not be loaded, or failed for a reason other than a section. */
+function deploymentProblems(deployment: Deployment, deploymentFile: string, data: Record<string, unknown>, pass: Pass, explained: ReadonlySet<unknown>): Problem[] {
+  // A plugin waiting for setup is reported by the values it lacks (`missing-value`), not as a failure of its own.
+  const failed = pass.failed.filter(({ error }) => !explained.has(error) && (error as { code?: unknown } | undefined)?.code !== 'SETTINGS_NEEDS_SETUP')
+  if (!deployment.unloaded.length && !failed.length) return []
+  const values = stringsIn([data, ...deployment.configs])
+  const deploymentText = PositionedText.parse(deployment.text)
+  const inDeployment = (ref: EntryRef, rule: string): Problem => ({ code: 'plugin-failed', file: deploymentFile, ...deploymentText.locate(ref.path, 'key'), subject: pluginSubject(ref), rule })
+  return [
+    ...deployment.unloaded.map(({ ref, error }) => inDeployment(ref, `could not be loaded: ${scrubMessage(error, values)}`)),
+    ...failed.map(({ ref, error }) => inDeployment(ref, `failed to start: ${scrubMessage(error, values)}`)),
+  ]
+}
+
+/**
+ * Check the settings document against the deployment's plugins.
+ * @throws {UsageError} when the deployment file or a named document is missing, a file is unreadable or not a regular file, the deployment does not plan, or no document can be named.
+ */
+export async function checkSettings(options: CheckOptions): Promise<CheckResult> {
+  const env = options.env ?? process.env
+  const deploymentFile = resolve(options.deployment)
+  const deployment = await readDeployment(deploymentFile, env, options.conditions ?? processConditions())
+  const documentFile = options.document === undefined ? defaultDocument(deployment, env) : resolve(options.document)
+  const result: CheckResult = { deployment: deploymentFile, document: documentFile, problems: [], warnings: [], notes: [], namespaces: [], scopes: [], judged: false }
+  const inDocument: InDocument = (position, code, subject, rule) => ({ code, file: documentFile, line: position.line, column: position.column, subject, rule })
+
+  const read = await readChecked(documentFile, deployment, options.document === undefined)
+  if ('problems' in read) {
+    result.problems = read.problems.map(({ position, code, rule }) => inDocument(position, code, 'document', rule))
+    return result
+  }
+  const { text, parsed } = read
+  if (read.missing) result.notes.push(`the settings document ${documentFile} does not exist yet (the file provider writes it at its first write): checked as an empty document, each problem at line 1, column 1`)
+  const data = parsed.data
+  const positions = lazyLocator(text, parsed)
+  result.judged = true
+
+  const judged = await runAndJudge(deployment, data, Date.now() + (options.startTimeoutMs ?? 10_000))
+  const known = new Set(judged.registrations.map((registration) => registration.ns))
+  result.namespaces = [...known]
+  result.scopes = judged.scopes
+  const { problems: documentProblems, explained } = sectionProblems(judged, data, positions, inDocument)
   // What fails nothing: keys the plugins do not use, and sections that would migrate.
-  for (const warning of judgment.warnings) {
+  // Warnings come section by section, often tens of thousands of one section: its subject is made once.
+  let section: { ns: string; scope: string | undefined; subject: string } | undefined
+  for (const warning of judged.judgment.warnings) {
     const undeclared = warning.kind === 'undeclared'
     const position = positions.locate(documentPath(warning.ns, warning.scope, undeclared ? warning.path : []), 'key')
-    const subject = `${sectionSubject(warning.ns, warning.scope)}${undeclared ? ` ${formatPath(warning.path)}` : ''}`
+    if (section?.ns !== warning.ns || section.scope !== warning.scope) section = { ns: warning.ns, scope: warning.scope, subject: sectionSubject(warning.ns, warning.scope) }
+    const subject = undeclared ? `${section.subject} ${formatPath(warning.path)}` : section.subject
     result.warnings.push(inDocument(position, undeclared ? 'undeclared-key' : 'would-migrate', subject, warningRule(warning)))
   }
   // The document's shape.
   for (const problem of shapeProblems(data, known)) documentProblems.push(inDocument(positions.locate(problem.path, problem.target), problem.code, problem.subject, problem.rule))
+  const ownProblems = deploymentProblems(deployment, deploymentFile, data, judged.pass, explained)
 
-  // The deployment's own problems: plugins that could not be loaded, or failed for a reason other than a section reported above.
-  const values = stringsIn([data, ...deployment.configs])
-  const deploymentText = PositionedText.parse(deployment.text)
-  const inDeployment = (ref: EntryRef, rule: string): Problem => ({ code: 'plugin-failed', file: deploymentFile, ...deploymentText.locate(ref.path, 'key'), subject: pluginSubject(ref), rule })
-  const deploymentProblems = deployment.unloaded.map(({ ref, error }) => inDeployment(ref, `could not be loaded: ${scrubMessage(error, values)}`))
-  // A plugin waiting for setup is reported by the values it lacks (`missing-value`), not as a failure of its own.
-  for (const { ref, error } of pass.failed) {
-    if (!explained.has(error) && (error as { code?: unknown } | undefined)?.code !== 'SETTINGS_NEEDS_SETUP') deploymentProblems.push(inDeployment(ref, `failed to start: ${scrubMessage(error, values)}`))
-  }
-
-  for (const { ref, waitsFor, slow } of pass.idle) {
+  for (const { ref, waitsFor, slow } of judged.pass.idle) {
     const why = slow ? 'was still starting when the check went on' : `did not start: it waits for ${waitsFor.join(', ') || 'a service'}, which nothing the check runs provides (it leaves dsh-remote and dsh-settings-controller out)`
     result.notes.push(`${pluginSubject(ref)} ${why}; a namespace it would register is reported as unknown`)
   }
 
   const byPosition = (a: Problem, b: Problem) => a.line - b.line || a.column - b.column
-  deploymentProblems.sort(byPosition)
+  ownProblems.sort(byPosition)
   documentProblems.sort(byPosition)
-  result.problems = [...deploymentProblems, ...documentProblems]
+  result.problems = [...ownProblems, ...documentProblems]
   result.warnings.sort(byPosition)
   return result
 }

@@ -31,14 +31,19 @@ export function shownPath(file: string, cwd: string): string {
   return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : file
 }
 
+/** A problem's or a warning's line, its file already shown as it should be. */
+function lineOf(item: Problem, file: string, warning: boolean): string {
+  return `${file}:${item.line}:${item.column}: ${warning ? 'warning: ' : ''}${item.subject}: ${item.rule} [${item.code}]`
+}
+
 /** One problem as one output line: `<file>:<line>:<column>: <subject>: <rule> [<code>]`. */
 export function formatProblem(problem: Problem, cwd: string): string {
-  return `${shownPath(problem.file, cwd)}:${problem.line}:${problem.column}: ${problem.subject}: ${problem.rule} [${problem.code}]`
+  return lineOf(problem, shownPath(problem.file, cwd), false)
 }
 
 /** One warning as one output line: `<file>:<line>:<column>: warning: <subject>: <rule> [<code>]`. */
 export function formatWarning(warning: Problem, cwd: string): string {
-  return `${shownPath(warning.file, cwd)}:${warning.line}:${warning.column}: warning: ${warning.subject}: ${warning.rule} [${warning.code}]`
+  return lineOf(warning, shownPath(warning.file, cwd), true)
 }
 
 /** The closing line. */
@@ -65,8 +70,15 @@ export async function runCheck(argv: readonly string[], io: CliIo): Promise<numb
     io.err(`dsh settings check: ${error.message}`)
     return EXIT.USAGE
   }
-  for (const problem of result.problems) io.out(formatProblem(problem, io.cwd))
-  for (const warning of result.warnings) io.out(formatWarning(warning, io.cwd))
+  // Lines name one or two files: each is shown relative once, not once per line (a large document may have many lines).
+  const shown = new Map<string, string>()
+  const fileOf = (item: Problem): string => {
+    let file = shown.get(item.file)
+    if (file === undefined) shown.set(item.file, (file = shownPath(item.file, io.cwd)))
+    return file
+  }
+  for (const problem of result.problems) io.out(lineOf(problem, fileOf(problem), false))
+  for (const warning of result.warnings) io.out(lineOf(warning, fileOf(warning), true))
   for (const note of result.notes) io.err(`note: ${note}`)
   io.out(formatSummary(result, io.cwd))
   return result.problems.length ? EXIT.REFUSED : EXIT.OK

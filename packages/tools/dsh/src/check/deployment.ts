@@ -7,24 +7,17 @@
 import { Context, type Fiber, type Plugin } from 'cordis'
 import { dirname } from 'node:path'
 import { importPlugin, planDeployment, type Entry, type PluginEntry } from 'dsh-loader'
-import { createScope, namedScopeOf } from 'dsh-scope'
-import {
-  SettingsProvider,
-  type SettingsDocument,
-  type SettingsNamespaceInput,
-  type SettingsRegisterOptions,
-  type SettingsSchema,
-  type SettingsScope,
-  type SettingsSectionHooks,
-} from 'dsh-settings'
-import { MemorySettingsProvider } from 'dsh-settings/memory'
+import { createScope } from 'dsh-scope'
+import { SettingsProvider, type SettingsDocument } from 'dsh-settings'
 import { FileSettingsProvider, resolveDocumentPath } from 'dsh-settings-file'
 import { readDocumentText, SettingsNotAFileError } from 'dsh-settings-file/codec'
+import { CheckProvider, type Registration } from './provider.ts'
+import { UsageError } from '../usage-error.ts'
 
-/** The command cannot run as asked (a missing file, a deployment that does not plan): exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError'
-}
+export type { Registration }
+
+// One class wherever a command is refused as asked: a value command imports it without the check's imports.
+export { UsageError }
 
 /** Entries left out: they serve the settings over the network, which a check has no use for. */
 const LEFT_OUT = new Set(['dsh-remote', 'dsh-settings-controller'])
@@ -149,16 +142,6 @@ export function defaultDocument(deployment: Deployment, env: NodeJS.ProcessEnv):
   return resolveDocumentPath(typeof config.path === 'string' ? config.path : undefined, typeof config.home === 'string' ? config.home : undefined, env)
 }
 
-/** One `register` (or `installSection`) call a plugin made. */
-export interface Registration {
-  ns: string
-  scope: string | undefined
-  schema: SettingsSchema<unknown>
-  options: SettingsRegisterOptions<unknown>
-  /** What the call threw, if it did. */
-  error?: unknown
-}
-
 /** What one run of the deployment showed. */
 export interface Pass {
   registrations: Registration[]
@@ -183,66 +166,39 @@ export async function within<T>(task: Promise<T>, ms: number): Promise<T | 'time
 
 /**
  * Run the deployment's plugins over `document` in a root of their own, whose settings
- * service is a read-only `MemorySettingsProvider` recording every registration; wait
- * until they settled (or `deadline` passed), note how each fared, then dispose the root.
+ * service is a read-only {@link CheckProvider} recording every registration; wait
+ * until they settled (or `deadline` passed), note how each fared, hand the running
+ * service and the pass to `inspect` (to describe what the plugins registered while
+ * they still hold it), then dispose the root.
+ * @param document - handed to the seam as it is: never change it afterwards.
  */
-export async function runPass(planned: Planned[], document: SettingsDocument, deadline: number): Promise<Pass> {
+export async function runPass<T = undefined>(
+  planned: Planned[],
+  document: SettingsDocument,
+  deadline: number,
+  inspect?: (provider: SettingsProvider, pass: Pass) => T | Promise<T>,
+): Promise<Pass & { inspected: T | undefined }> {
   const root = new Context()
   const registrations: Registration[] = []
-
-  class RecordingProvider extends MemorySettingsProvider {
-    override register<const Namespace extends string, T>(
-      ns: Namespace & SettingsNamespaceInput<Namespace>,
-      schema: SettingsSchema<T>,
-      options?: SettingsRegisterOptions<NoInfer<T>>,
-    ): SettingsScope<T> {
-      // `this.ctx` is the caller's context here (cordis hands services the context they are called through).
-      const record: Registration = {
-        ns: String(ns),
-        scope: namedScopeOf(this.ctx),
-        schema: schema as SettingsSchema<unknown>,
-        options: (options ?? {}) as SettingsRegisterOptions<unknown>,
-      }
-      try {
-        const handle = super.register<string, T>(ns, schema, options)
-        registrations.push(record)
-        return handle
-      } catch (error) {
-        registrations.push({ ...record, error })
-        throw error
-      }
-    }
-
-    override installSection<const Namespace extends string, T>(
-      owner: Context,
-      ns: Namespace & SettingsNamespaceInput<Namespace>,
-      schema: SettingsSchema<T>,
-      entry: NoInfer<T>,
-      hooks: SettingsSectionHooks<NoInfer<T>>,
-    ): void {
-      // The seam registers `entry` as the base and keeps the consumer on it when that fails (it never throws for data).
-      registrations.push({
-        ns: String(ns),
-        scope: namedScopeOf(owner),
-        schema: schema as SettingsSchema<unknown>,
-        options: { base: entry as SettingsRegisterOptions<unknown>['base'], validate: hooks?.validate?.bind(hooks) as ((value: unknown) => void) | undefined },
-      })
-      super.installSection<string, T>(owner, ns, schema, entry, hooks)
-    }
-  }
-
-  const providerFiber = root.plugin(RecordingProvider, { document, writable: false })
+  const providerFiber = root.plugin(CheckProvider, { document, registrations })
   await providerFiber.await()
   const pass: Pass = { registrations, failed: [], idle: [] }
   const { plugged, disposers } = plugPlanned(root, planned, pass.failed)
-  const settled = await settlePlugged(plugged, deadline)
-  pass.failed.push(...settled.failed)
-  pass.idle.push(...settled.idle)
-
-  // Last plugged first; a plugin still starting is given a second, not waited for.
-  for (const dispose of disposers.reverse()) await within(dispose(), 1000)
-  await within(providerFiber.dispose(), 1000)
-  return pass
+  let inspected: T | undefined
+  try {
+    const settled = await settlePlugged(plugged, deadline)
+    pass.failed.push(...settled.failed)
+    pass.idle.push(...settled.idle)
+    if (inspect) {
+      const provider = root.get('settings') as SettingsProvider | undefined
+      if (provider) inspected = await inspect(provider, pass)
+    }
+  } finally {
+    // Last plugged first; a plugin still starting is given a second, not waited for.
+    for (const dispose of disposers.reverse()) await within(dispose(), 1000)
+    await within(providerFiber.dispose(), 1000)
+  }
+  return { ...pass, inspected }
 }
 
 /** A plugin entry plugged into a root, with its fiber. */

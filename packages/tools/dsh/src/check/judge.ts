@@ -1,18 +1,31 @@
 /**
- * Judging a document's sections with the seam itself: the registrations a
- * deployment made are made again in a root whose provider starts empty (so
+ * Judging a document's sections with the seam itself: `describe` under each
+ * scope reports each stored section that does not resolve, each value a plugin
+ * requires that no layer gives, keys a schema does not declare and sections
+ * that would migrate.
+ *
+ * When the deployment's own run registered everything cleanly, its running
+ * service is described as it is ({@link describeClean}): most documents are
+ * judged by that one round. Otherwise ({@link judgeSections}) the registrations
+ * the deployment made are made again in a root whose provider starts empty (so
  * each of them succeeds), the document is handed over as an outside edit, and
- * `describe({ scope, redactSecrets: true })` reports each stored section that
- * does not resolve. Each problem's field is then taken out of the copy and the
- * edit repeated, so a section with several wrong fields reports each of them,
- * and a scoped section is judged over the global one once that one resolves.
+ * each problem's field is then taken out of the copy and the edit repeated, so
+ * a section with several wrong fields reports each of them, and a scoped
+ * section is judged over the global one once that one resolves.
+ *
+ * Descriptors are read for their problems, undeclared paths and migrations
+ * only, never for values, so they are described unredacted (redaction walks
+ * every value, and the check shows none).
  */
 import { Context, type Fiber } from 'cordis'
 import { createScope, type Scope } from 'dsh-scope'
-import { SCOPES_KEY } from 'dsh-settings'
+import { SCOPES_KEY, type SettingsDescriptor, type SettingsProvider } from 'dsh-settings'
+import { isPlainObject, valueAt } from 'dsh-settings/data'
 import { MemorySettingsProvider } from 'dsh-settings/memory'
-import type { Registration } from './deployment.ts'
+import type { Registration } from './provider.ts'
 import { descriptorWarnings, type SectionWarning } from './warnings.ts'
+
+export { isPlainObject, valueAt }
 
 /** How many describe rounds run at most (each takes out the fields the last one found wrong). */
 const MAX_ROUNDS = 200
@@ -42,22 +55,6 @@ export interface Judgment {
 
 /** The key of a registration: its namespace under its scope. */
 export const instanceKey = (ns: string, scope: string | undefined): string => `${ns}\u0000${scope ?? ''}`
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
-
-/** The value at `path` inside `data`, through own properties only; `undefined` when absent. */
-export function valueAt(data: unknown, path: readonly string[]): unknown {
-  let node = data
-  for (const segment of path) {
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return undefined
-    node = (node as Record<string, unknown>)[segment]
-  }
-  return node
-}
 
 /** The stored section of `ns` (under `scope` when given), or `undefined`. */
 export function sectionOf(doc: Record<string, unknown>, ns: string, scope: string | undefined): unknown {
@@ -128,62 +125,152 @@ function takeOut(section: Record<string, unknown>, path: readonly string[]): boo
   return false
 }
 
+/** What one describe of every kind under every scope found. */
+interface Round {
+  /** Stored sections (or fields of them) that do not resolve. */
+  found: SectionProblem[]
+  /** Values a plugin requires that no layer gives, one per path. */
+  missing: SectionProblem[]
+  /** Undeclared keys and sections that would migrate (only when asked for). */
+  warnings: SectionWarning[]
+}
+
 /**
- * Judge `document`'s sections for the namespaces `registrations` name, globally and under each of `scopes`.
- * A problem that only the taking-out caused (a required field whose wrong value was taken out, a
- * scoped field that relied on it) is not reported.
+ * The namespaces worth describing under each named scope: those registered there and those
+ * the scope holds a section of. Under a scope with neither, a kind's descriptor can report
+ * nothing (no section of its own to judge or warn about, no instance waiting for setup), and
+ * describing it would resolve its global section once more for nothing.
  */
-export async function judgeSections(document: Record<string, unknown>, registrations: readonly Registration[], scopes: readonly string[]): Promise<Judgment> {
-  const root = new Context()
-  let created: MemorySettingsProvider | undefined
-  class JudgingProvider extends MemorySettingsProvider {
-    constructor(ctx: Context, config: MemorySettingsProvider.Config) {
-      super(ctx, config)
-      created = this
+function namespacesByScope(registrations: readonly Registration[], document: Record<string, unknown>, scopes: readonly string[]): Map<string, Set<string>> {
+  const found = new Map<string, Set<string>>(scopes.map((scope) => [scope, new Set()]))
+  for (const registration of registrations) if (registration.scope !== undefined) found.get(registration.scope)?.add(registration.ns)
+  for (const [scope, names] of found) {
+    const sections = valueAt(document, [SCOPES_KEY, scope])
+    if (isPlainObject(sections)) for (const ns of Object.keys(sections)) names.add(ns)
+  }
+  return found
+}
+
+/**
+ * Describe every kind globally, and under each of `scopes` each kind worth it; `warnings` are
+ * collected only when `withWarnings`. Kinds are described in registration order.
+ */
+function describeRound(provider: SettingsProvider, judging: Judging, withWarnings: boolean): Round {
+  const round: Round = { found: [], missing: [], warnings: [] }
+  const kinds = [...new Set(judging.registrations.map((registration) => registration.ns))]
+  const byScope = namespacesByScope(judging.registrations, judging.document, judging.scopes)
+  const descriptors = (scope: string | undefined): SettingsDescriptor[] => {
+    if (scope === undefined) return provider.describe()
+    const names = byScope.get(scope)!
+    return kinds.filter((ns) => names.has(ns)).flatMap((ns) => provider.describe({ ns, scope }))
+  }
+  for (const scope of [undefined, ...judging.scopes]) {
+    for (const descriptor of descriptors(scope)) {
+      if (withWarnings) for (const warning of descriptorWarnings(descriptor, scope)) round.warnings.push(warning)
+      if (descriptor.needsSetup) {
+        // Nothing stored is wrong: a value is missing. Nothing is taken out for it.
+        for (const path of descriptor.problem?.missing ?? []) {
+          round.missing.push({ ns: descriptor.ns, scope, path, message: 'a value is required and no layer gives one: the plugin waits for setup', missingValue: true })
+        }
+        continue
+      }
+      if (descriptor.problem) {
+        const migrationFailed = descriptor.migration?.state === 'failed' && !descriptor.problem.path.length ? { migrationFailed: true as const } : {}
+        round.found.push({ ns: descriptor.ns, scope, path: [...descriptor.problem.path], message: descriptor.problem.message, ...migrationFailed })
+      }
     }
   }
-  const providerFiber = root.plugin(JudgingProvider, { document: {}, writable: false })
-  await providerFiber.await()
-  if (!created) throw new Error('the check could not start its in-memory settings provider')
-  const provider = created
+  return round
+}
 
-  const scopeObjects = new Map<string, Scope>()
-  const contextOf = (scope: string | undefined): Context => {
-    if (scope === undefined) return root
-    let made = scopeObjects.get(scope)
-    if (!made) scopeObjects.set(scope, (made = createScope(root, { name: scope })))
-    return made.ctx
+/** What a round describes: the document the service holds, the registrations made over it, the named scopes. */
+interface Judging {
+  document: Record<string, unknown>
+  registrations: readonly Registration[]
+  scopes: readonly string[]
+}
+
+/**
+ * The judgment of a document whose plugins registered cleanly, read off the running
+ * service that holds their registrations over it: `undefined` when some section does
+ * not resolve or some value is missing (then {@link judgeSections} reports each one).
+ * @param document - the document the service holds; it is the judgment's `repaired` as it is.
+ */
+export function describeClean(provider: SettingsProvider, document: Record<string, unknown>, registrations: readonly Registration[], scopes: readonly string[]): Judgment | undefined {
+  const round = describeRound(provider, { document, registrations, scopes }, true)
+  if (round.found.length || round.missing.length) return undefined
+  return { problems: [], repaired: document, warnings: round.warnings }
+}
+
+/** A root with a read-only in-memory provider over an empty document, where registrations are made again. */
+class JudgeRoot {
+  readonly root = new Context()
+  provider!: MemorySettingsProvider
+  private providerFiber: Fiber | undefined
+  private readonly scopes = new Map<string, Scope>()
+  private readonly fibers: Fiber[] = []
+
+  async start(): Promise<void> {
+    let created: MemorySettingsProvider | undefined
+    class JudgingProvider extends MemorySettingsProvider {
+      constructor(ctx: Context, config: MemorySettingsProvider.Config) {
+        super(ctx, config)
+        created = this
+      }
+    }
+    this.providerFiber = this.root.plugin(JudgingProvider, { document: {}, writable: false })
+    await this.providerFiber.await()
+    if (!created) throw new Error('the check could not start its in-memory settings provider')
+    this.provider = created
   }
-  const fibers: Fiber[] = []
+
   /** Make one registration; answers what it threw, or `undefined` once it is made. */
-  const register = async (registration: Registration): Promise<unknown> => {
-    const fiber = contextOf(registration.scope).plugin({
+  async register(registration: Registration): Promise<unknown> {
+    const fiber = this.contextOf(registration.scope).plugin({
       name: 'settings-check',
       inject: ['settings'],
       apply: (ctx: Context) => void ctx.settings.register(registration.ns, registration.schema, registration.options),
     })
-    fibers.push(fiber)
+    this.fibers.push(fiber)
     const failure = await fiber.await().then(
       () => undefined,
       (error: unknown) => ({ error }),
     )
     return failure?.error
   }
-  // Over an empty document a registration stands on its base and defaults alone. One that needs the
-  // document (a required field only it supplies) is made over a copy of it, with what it refuses
-  // taken out one refusal at a time; the document itself is handed over after that.
+
+  async dispose(): Promise<void> {
+    for (const fiber of this.fibers.reverse()) await fiber.dispose()
+    for (const scope of [...this.scopes.values()].reverse()) await scope.dispose()
+    await this.providerFiber?.dispose()
+  }
+
+  private contextOf(scope: string | undefined): Context {
+    if (scope === undefined) return this.root
+    let made = this.scopes.get(scope)
+    if (!made) this.scopes.set(scope, (made = createScope(this.root, { name: scope })))
+    return made.ctx
+  }
+}
+
+/**
+ * Make each registration again over an empty document, where it stands on its base and defaults
+ * alone. One that needs the document (a required field only it supplies) is made over a copy of
+ * it, with what it refuses taken out one refusal at a time.
+ */
+async function registerAgain(judge: JudgeRoot, document: Record<string, unknown>, registrations: readonly Registration[]): Promise<void> {
   const unique = new Map<string, Registration>()
   for (const registration of registrations) {
     const key = instanceKey(registration.ns, registration.scope)
     if (!unique.has(key)) unique.set(key, registration)
   }
   const later: Registration[] = []
-  for (const registration of unique.values()) if ((await register(registration)) !== undefined) later.push(registration)
+  for (const registration of unique.values()) if ((await judge.register(registration)) !== undefined) later.push(registration)
   for (const registration of later) {
     const scratch = structuredClone(document)
     for (let attempt = 0; attempt < MAX_ROUNDS; attempt++) {
-      await provider.edit(scratch)
-      const error = await register(registration)
+      await judge.provider.edit(scratch)
+      const error = await judge.register(registration)
       if (error === undefined || !isSectionError(error)) break
       const scope = sectionHolding(scratch, error)
       if (scope === false) break
@@ -191,9 +278,32 @@ export async function judgeSections(document: Record<string, unknown>, registrat
       if (!(error.path.length && isPlainObject(section) && takeOut(section, error.path))) removeSection(scratch, error.ns, scope)
     }
   }
-  const current = structuredClone(document)
-  await provider.edit(current)
+}
 
+/**
+ * Judge `document`'s sections for the namespaces `registrations` name, globally and under each of `scopes`.
+ * A problem that only the taking-out caused (a required field whose wrong value was taken out, a
+ * scoped field that relied on it) is not reported.
+ */
+export async function judgeSections(document: Record<string, unknown>, registrations: readonly Registration[], scopes: readonly string[]): Promise<Judgment> {
+  const judge = new JudgeRoot()
+  try {
+    await judge.start()
+    await registerAgain(judge, document, registrations)
+    const current = structuredClone(document)
+    await judge.provider.edit(current)
+    return await takeOutRounds(judge.provider, { document: current, registrations, scopes })
+  } finally {
+    await judge.dispose()
+  }
+}
+
+/**
+ * Describe the document (which `provider` holds) round after round, each time taking out the fields
+ * the last round found refused, until a round finds nothing new to take out.
+ */
+async function takeOutRounds(provider: MemorySettingsProvider, judging: Judging): Promise<Judgment> {
+  const current = judging.document
   const problems: SectionProblem[] = []
   const seen = new Set<string>()
   /** Paths taken out of each section (by {@link instanceKey}), to tell a problem the taking-out caused. */
@@ -203,28 +313,13 @@ export async function judgeSections(document: Record<string, unknown>, registrat
     const sections = problem.scope === undefined ? [undefined] : [undefined, problem.scope]
     return sections.some((scope) => takenOut.get(instanceKey(problem.ns, scope))?.some((path) => related(path, problem.path)))
   }
-
-  const warnings: SectionWarning[] = []
+  let warnings: SectionWarning[] = []
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const found: SectionProblem[] = []
-    for (const scope of [undefined, ...scopes]) {
-      for (const descriptor of provider.describe({ scope, redactSecrets: true })) {
-        // The first round describes the document as it is; later ones, what is left once refused fields are taken out.
-        if (round === 0) warnings.push(...descriptorWarnings(descriptor, scope))
-        if (descriptor.needsSetup) {
-          // Nothing stored is wrong: a value is missing. Each path is reported once; nothing is taken out for it.
-          if (round === 0) {
-            for (const path of descriptor.problem?.missing ?? []) {
-              problems.push({ ns: descriptor.ns, scope, path, message: 'a value is required and no layer gives one: the plugin waits for setup', missingValue: true })
-            }
-          }
-          continue
-        }
-        if (descriptor.problem) {
-          const migrationFailed = descriptor.migration?.state === 'failed' && !descriptor.problem.path.length ? { migrationFailed: true as const } : {}
-          found.push({ ns: descriptor.ns, scope, path: [...descriptor.problem.path], message: descriptor.problem.message, ...migrationFailed })
-        }
-      }
+    // The first round describes the document as it is; later ones, what is left once refused fields are taken out.
+    const { found, missing, warnings: warned } = describeRound(provider, judging, round === 0)
+    if (round === 0) {
+      warnings = warned
+      problems.push(...missing)
     }
     let changed = false
     for (const problem of found) {
@@ -249,9 +344,5 @@ export async function judgeSections(document: Record<string, unknown>, registrat
     if (!changed) break
     await provider.edit(current)
   }
-
-  for (const fiber of fibers.reverse()) await fiber.dispose()
-  for (const scope of [...scopeObjects.values()].reverse()) await scope.dispose()
-  await providerFiber.dispose()
   return { problems, repaired: current, warnings }
 }

@@ -30,7 +30,13 @@ export interface SyntaxProblem {
 /** What `locate` points at: the node holding the value, or the key naming it. */
 export type Target = 'value' | 'key'
 
-const START: Position = { line: 1, column: 1 }
+/** The first line's first column: where a problem of a text that holds nothing points. */
+export const START: Position = { line: 1, column: 1 }
+
+/** What places the check's lines: the position of the node at a path of keys inside the document's data. */
+export interface Locator {
+  locate(path: readonly string[], target?: Target): Position
+}
 
 function isIndex(segment: string): boolean {
   return /^(0|[1-9]\d*)$/.test(segment)
@@ -55,14 +61,26 @@ interface MapIndex {
 }
 
 /** Where each line of a text starts, to turn offsets into lines and columns (as yaml's `LineCounter` does). */
-function lineStarts(text: string): number[] {
+export function lineStarts(text: string): number[] {
   const starts = [0]
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1)
   return starts
 }
 
+/** The position of a character offset, given where each line starts ({@link lineStarts}). */
+export function positionAt(starts: readonly number[], offset: number): Position {
+  let low = 0
+  let high = starts.length - 1
+  while (low < high) {
+    const middle = (low + high + 1) >> 1
+    if (starts[middle]! <= offset) low = middle
+    else high = middle - 1
+  }
+  return { line: low + 1, column: offset - starts[low]! + 1 }
+}
+
 /** A parsed text and the positions of its nodes. */
-export class PositionedText {
+export class PositionedText implements Locator {
   /** yaml's syntax errors and the duplicate keys, in source order; the text has no data when there is one. */
   readonly errors: SyntaxProblem[]
   private readonly starts: number[]
@@ -90,14 +108,7 @@ export class PositionedText {
 
   /** The position of a character offset. */
   at(offset: number): Position {
-    let low = 0
-    let high = this.starts.length - 1
-    while (low < high) {
-      const middle = (low + high + 1) >> 1
-      if (this.starts[middle]! <= offset) low = middle
-      else high = middle - 1
-    }
-    return { line: low + 1, column: offset - this.starts[low]! + 1 }
+    return positionAt(this.starts, offset)
   }
 
   /** Where the document's root node starts (the first line for an empty text). */

@@ -20,9 +20,9 @@ export type SectionWarning =
  */
 export function descriptorWarnings(descriptor: SettingsDescriptor, scope: string | undefined): SectionWarning[] {
   const own = scope === undefined ? 'global' : 'scope'
-  const warnings: SectionWarning[] = descriptor.undeclared
-    .filter((key) => key.layer === own)
-    .map((key) => ({ kind: 'undeclared', ns: descriptor.ns, scope, path: key.path }))
+  // A loop: a section may hold tens of thousands of undeclared keys.
+  const warnings: SectionWarning[] = []
+  for (const key of descriptor.undeclared) if (key.layer === own) warnings.push({ kind: 'undeclared', ns: descriptor.ns, scope, path: key.path })
   const migration = descriptor.migration
   if (migration?.state === 'pending') warnings.push({ kind: 'migrate', ns: descriptor.ns, scope, from: migration.stored, to: migration.version, steps: migration.steps })
   return warnings

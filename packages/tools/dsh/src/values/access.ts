@@ -1,8 +1,9 @@
 /**
  * How a `dsh settings` command reaches the settings: through a running host's
- * wire (so its plugins see a change at once), or through the deployment's own
- * provider in this process (same lock, checks and kept versions as a host).
- * Both answer with the controller's redacted views.
+ * wire (so its plugins see a change at once), or, with no host running,
+ * through the deployment's own provider in this process (same lock and kept
+ * versions as a host), judged by the schemas the host last recorded in its
+ * catalog (no plugin runs). Both answer with the controller's redacted views.
  */
 import type {
   SettingsCompareValue,
@@ -20,7 +21,11 @@ export interface SettingsAccess {
   readonly via: 'host' | 'provider'
   /** The host's URL, or the provider's document path (or name, when it keeps no local document). */
   readonly where: string
-  describe(scope?: string): Promise<SettingsDescribeValue>
+  /**
+   * The redacted views under `scope` (global when absent): every namespace, or only those `namespaces`
+   * names (a command that reads one namespace names it, so nothing else is described).
+   */
+  describe(scope?: string, namespaces?: readonly string[]): Promise<SettingsDescribeValue>
   mutate(ns: string, ops: SettingsPathOpView[], expectedRevision?: number, scope?: string): Promise<SettingsNamespaceView>
   replace(ns: string, section: Record<string, unknown>, expectedRevision?: number, scope?: string): Promise<SettingsNamespaceView>
   history(query?: { limit?: number; before?: string }): Promise<SettingsHistoryValue>

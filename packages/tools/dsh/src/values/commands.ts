@@ -4,16 +4,16 @@
  * running host when one answers, else through the deployment's provider.
  */
 import { resolve } from 'node:path'
-import { parse as parseYaml } from 'yaml'
-import { RemoteError } from 'dsh-remote'
+import { RemoteError } from 'dsh-remote/client'
 import type { SettingsNamespaceView } from 'dsh-settings-controller'
 import { parseCommand, refuse, type OptionSpec } from '../args.ts'
-import { UsageError } from '../check/deployment.ts'
+import { UsageError } from '../usage-error.ts'
 import { EXIT, type CliIo } from '../io.ts'
 import type { SettingsAccess } from './access.ts'
 import { AddressError, parseAddress } from './address.ts'
 import { connect, UnavailableError } from './connect.ts'
-import { diffLines, historyLines, sectionName, SECRET_SET, showValue, valueAt, withSecretMarks } from './format.ts'
+import { diffLines, historyLines, sectionName, SECRET_NOT_SET, SECRET_SET } from './format.ts'
+import { ValueError } from './value-error.ts'
 
 /** The help line of `--revision`, which every write command takes. */
 const REVISION = '  --revision <n>           refuse the write if the section changed since revision n'
@@ -31,25 +31,17 @@ interface ValueCommand {
   run(access: SettingsAccess, args: string[], values: Values, io: CliIo): Promise<number>
 }
 
-type Values = { deployment?: string; scope?: string; json?: boolean; 'show-secrets'?: boolean; revision?: string; limit?: string }
+type Values = { deployment?: string; scope?: string; json?: boolean; 'show-secrets'?: boolean; revision?: string; limit?: string; force?: boolean }
 
 const DEPLOYMENT_OPTIONS: OptionSpec = { deployment: { type: 'string', short: 'd' }, json: { type: 'boolean' } }
 const SCOPED_OPTIONS: OptionSpec = { ...DEPLOYMENT_OPTIONS, scope: { type: 'string', short: 's' } }
 const WRITE_OPTIONS: OptionSpec = { ...SCOPED_OPTIONS, revision: { type: 'string' } }
 
-/** The view of `ns` under `scope`; a namespace no plugin registers is a refusal. */
-async function viewOf(access: SettingsAccess, ns: string, scope: string | undefined): Promise<SettingsNamespaceView> {
-  const described = await access.describe(scope)
-  const view = described.namespaces.find((candidate) => candidate.ns === ns)
-  if (!view) throw new RemoteError('settings/unavailable', `no plugin of the deployment registers the namespace ${JSON.stringify(ns)}${scope === undefined ? '' : ` in ${scope}`}`)
-  return view
-}
-
 /** `--revision <n>`: the revision the caller read, so the write is refused if the section changed since. */
 function revisionOf(values: Values): number | undefined {
   if (values.revision === undefined) return undefined
   const revision = Number(values.revision)
-  if (!Number.isSafeInteger(revision) || revision < 0) throw new AddressError(`--revision must be a non-negative integer, not ${JSON.stringify(values.revision)}`)
+  if (!Number.isSafeInteger(revision) || revision < 0) throw new AddressError('--revision must be a non-negative integer')
   return revision
 }
 
@@ -61,22 +53,16 @@ function written(io: CliIo, values: Values, access: SettingsAccess, what: string
   return EXIT.OK
 }
 
-/** A value given on the command line: YAML (so JSON too): `10`, `true`, `bing`, `[a, b]`, `{ a: 1 }`. */
-function valueFrom(text: string): unknown {
-  try {
-    return parseYaml(text)
-  } catch (error) {
-    throw new AddressError(`the value does not read as YAML or JSON: ${(error as Error).message.split('\n')[0]}`)
-  }
-}
-
 const COMMANDS: Record<string, ValueCommand> = {
   get: {
     usage: `usage: dsh settings get <namespace>[.<key>…] [--scope <id>] [--show-secrets] [--json]
 
 Print a setting as the plugins read it (defaults, deployment base and stored
-sections merged). A secret prints as ${SECRET_SET} unless --show-secrets is given,
-which reads through the deployment's provider in this process.
+sections merged). A secret prints as ${SECRET_SET} or ${SECRET_NOT_SET}; with --json as
+{ "secret": true, "set": true | false }, which no string value reads as.
+--show-secrets prints secrets' values instead, read through the deployment's
+provider in this process. A namespace waiting for setup that holds no value
+there exits 1 naming what it lacks; --json prints valid JSON or nothing.
 
   -s, --scope <id>         the value a named scope's instance reads (preset/coder)
   --show-secrets           print secrets' values
@@ -84,35 +70,39 @@ ${COMMON}`,
     options: { ...SCOPED_OPTIONS, 'show-secrets': { type: 'boolean' } },
     positionals: [1, 1],
     reveal: (values) => values['show-secrets'] === true,
-    async run(access, [address], values, io) {
-      const { ns, path } = parseAddress(address!, { pathRequired: false })
-      const view = await viewOf(access, ns, values.scope)
-      const value = values['show-secrets'] && access.reveal ? access.reveal(ns, values.scope) : withSecretMarks(view)
-      const at = valueAt(value, path)
-      if (!at.found) {
-        io.err(`dsh settings get: ${address} holds no value`)
-        return EXIT.REFUSED
-      }
-      io.out(showValue(at.value, values.json === true))
-      if (view.problem) io.err(`note: ${sectionName(ns, values.scope)}: the stored section is not in effect: ${view.problem.message}`)
-      return EXIT.OK
-    },
+    run: async (access, [address], values, io) => (await import('./get.ts')).runGet(access, { address: address!, scope: values.scope, json: values.json === true, reveal: values['show-secrets'] === true }, io),
   },
   set: {
-    usage: `usage: dsh settings set <namespace>.<key>[.<key>…] <value> [--scope <id>] [--revision <n>] [--json]
+    usage: `usage: dsh settings set <namespace>.<key>[.<key>…] [<value>] [--json] [--force] [--scope <id>] [--revision <n>]
 
 Store one value in the deployment's settings document (the section of the
-global settings, or of a named scope), judged by the plugin's schema first.
-The value is YAML or JSON: 10, true, bing, "a string", [a, b], { a: 1 }.
+global settings, or of a named scope), typed by the plugin's schema at that
+path and judged by it before anything is written:
+  a string field takes the text exactly as given (nothing is parsed or cut);
+  a number field a decimal number; a boolean true or false; a field of fixed
+  choices the text of one; an object, list or dict only as JSON (--json).
+A value that starts with "-" goes after "--": set ns.key -- -5.
 
+Leave the value out to read it from standard input (all of it, one trailing
+newline dropped) or, in a terminal, from a prompt that does not echo. A
+secret is taken only this way, never as an argument:
+  printf '%s' "$KEY" | dsh settings set web-search.apiKey
+A path the schema does not declare is refused with the nearest declared name.
+
+  --json                   the value is JSON (any field; the answer is JSON too)
+  --force                  store at a path the schema does not declare, unchecked
   -s, --scope <id>         write the named scope's section (preset/coder)
 ${REVISION}
-${COMMON}`,
-    options: WRITE_OPTIONS,
-    positionals: [2, 2],
+  -d, --deployment <file>  the deployment file (default: cordis.yml)
+  -h, --help               print this help`,
+    options: { ...WRITE_OPTIONS, force: { type: 'boolean' } },
+    positionals: [1, 2],
     async run(access, [address, text], values, io) {
-      const { ns, path } = parseAddress(address!, { pathRequired: true })
-      const view = await access.mutate(ns, [{ op: 'set', path, value: valueFrom(text!) }], revisionOf(values), values.scope)
+      const revision = revisionOf(values)
+      const { planSet } = await import('./set.ts')
+      const write = await planSet(access, { address: address!, text, scope: values.scope, json: values.json === true, force: values.force === true }, io)
+      const view = await access.mutate(write.ns, [{ op: 'set', path: write.path, value: write.value }], revision, values.scope)
+      for (const note of write.notes) io.err(note)
       return written(io, values, access, `set ${address}`, view)
     },
   },
@@ -164,7 +154,7 @@ ${COMMON}`,
     positionals: [0, 0],
     async run(access, _args, values, io) {
       const limit = values.limit === undefined ? undefined : Number(values.limit)
-      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw new AddressError(`--limit must be a positive integer, not ${JSON.stringify(values.limit)}`)
+      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw new AddressError('--limit must be a positive integer')
       const history = await access.history(limit === undefined ? {} : { limit })
       for (const line of values.json ? [JSON.stringify(history)] : historyLines(history)) io.out(line)
       return EXIT.OK
@@ -213,7 +203,8 @@ export const SETTINGS_USAGE = `usage: dsh settings <command> [arguments]
 
   check [cordis.yml] [settings.yaml]   check a settings document against the deployment's plugins
   get <namespace>[.<key>…]             print a setting (secrets as ${SECRET_SET})
-  set <namespace>.<key>… <value>       store one value (YAML or JSON)
+  set <namespace>.<key>… [<value>]     store one value, typed by the schema (no value:
+                                       read from stdin or a prompt; secrets only so)
   unset <namespace>.<key>…             remove one stored value
   reset <namespace>                    empty a namespace's stored section
   history                              list the kept versions
@@ -226,9 +217,10 @@ else through the deployment's settings provider in this process: the same
 lock, schema checks and kept versions either way. Run a command with --help
 for its options.
 
-Exit code: 0 done, 1 refused by the settings (a value the schema refuses, a
-changed revision, an unknown namespace or version, a read-only provider; for
-check: problems found), 2 usage error, 3 the deployment's settings could not
+Exit code: 0 done, 1 refused by the settings (a value the schema refuses or a
+path it does not declare, a changed revision, an unknown namespace or version,
+a read-only provider; for check: problems found), 2 usage error (a secret
+given as an argument, JSON that does not parse, no value to read), 3 the deployment's settings could not
 be reached (no provider, or it failed to start; a host that stopped answering
 mid-command).`
 
@@ -247,6 +239,12 @@ export async function runValueCommand(name: string, argv: readonly string[], io:
     return await command.run(access, parsed.positionals, parsed.values, io)
   } catch (error) {
     if (error instanceof AddressError) return refuse(label, io, command.usage, error.message).exit
+    if (error instanceof ValueError) {
+      // No value and no standard input at all: the command line lacks its value argument.
+      if (error.code === 'no-input' && !io.stdin) return refuse(label, io, command.usage, error.message).exit
+      io.err(`${label}: ${error.message}`)
+      return error.exit
+    }
     if (error instanceof UsageError) {
       io.err(`${label}: ${error.message}`)
       return EXIT.USAGE

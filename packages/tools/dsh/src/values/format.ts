@@ -1,48 +1,56 @@
 /**
  * How `dsh settings` prints what it read: values as YAML (or JSON), a secret
- * as `(set)` in its place, kept versions one per line, and differences one
- * field per line. Nothing here ever prints a value a redacted answer withheld.
+ * as `(set)` in its place (in JSON a `{ "secret": true, "set": … }` mark),
+ * kept versions one per line, and differences one field per line. Nothing
+ * here ever prints a value a redacted answer withheld.
  */
-import { stringify } from 'yaml'
+import { valueAt } from 'dsh-settings/data'
 import type { SettingsCompareValue, SettingsHistoryValue, SettingsNamespaceView } from 'dsh-settings-controller'
 
-/** What stands for a secret that holds a value. */
+/** What stands for a secret that holds a value, in text. */
 export const SECRET_SET = '(set)'
+/** What stands for a secret that holds no value, in text. */
+export const SECRET_NOT_SET = '(not set)'
 
-/** A copy of `value` with `(set)` at each secret path the view says holds a value (the redacted value left them out). */
-export function withSecretMarks(view: SettingsNamespaceView): unknown {
+/** What stands for a secret in JSON: an object no string can be mistaken for. */
+export interface SecretMark {
+  secret: true
+  set: boolean
+}
+
+/** How a secret is shown: `(set)` / `(not set)` in text, a {@link SecretMark} in JSON. */
+export function secretMark(set: boolean, json: boolean): string | SecretMark {
+  if (json) return { secret: true, set }
+  return set ? SECRET_SET : SECRET_NOT_SET
+}
+
+/**
+ * A copy of the view's (redacted) value with a mark at each secret path the
+ * view lists: in text, `(set)` where a secret holds a value (one that holds
+ * none stays absent); in JSON, a {@link SecretMark} at every listed secret
+ * whose parent is there, so a script tells a secret from a string reading `(set)`.
+ */
+export function withSecretMarks(view: SettingsNamespaceView, json = false): unknown {
   let value: unknown = view.value === undefined ? undefined : structuredClone(view.value)
   for (const secret of view.secrets ?? []) {
-    if (!secret.set) continue
+    if (!secret.set && !json) continue
     if (!secret.path.length) {
-      value = SECRET_SET
+      value = secretMark(secret.set, json)
       continue
     }
-    let node = value as Record<string, unknown>
-    for (const key of secret.path.slice(0, -1)) {
-      if (!node || typeof node !== 'object') break
-      node = node[key] as Record<string, unknown>
-    }
-    if (node && typeof node === 'object') node[secret.path.at(-1)!] = SECRET_SET
+    const parent = valueAt(value, secret.path.slice(0, -1))
+    if (parent !== null && typeof parent === 'object') (parent as Record<string, unknown>)[secret.path.at(-1)!] = secretMark(secret.set, json)
   }
   return value
 }
 
-/** The value at `path` inside `value`, and whether anything is there. */
-export function valueAt(value: unknown, path: readonly string[]): { found: boolean; value?: unknown } {
-  let node = value
-  for (const key of path) {
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return { found: false }
-    node = (node as Record<string, unknown>)[key]
-  }
-  return { found: true, value: node }
-}
-
 /** A value as `get` prints it: a scalar as itself, anything else as YAML (or everything as JSON). */
-export function showValue(value: unknown, json: boolean): string {
+export async function showValue(value: unknown, json: boolean): Promise<string> {
   if (json) return JSON.stringify(value, null, 2)
   if (typeof value === 'string') return value
   if (value === null || typeof value !== 'object') return String(value)
+  // yaml is loaded only for a structured value: reading one setting should not pay for it.
+  const { stringify } = await import('yaml')
   return stringify(value).trimEnd()
 }
 
