@@ -43,6 +43,7 @@ installed bin against their targets; print a table and write bench-results.json
 at the repository root.
 
   --scale     add the scaling grids (10 to 10,000 namespaces, 1 KB to 10 MB sections)
+              and the boot of a 1 MB document in each of four shapes vs js-yaml
   -h, --help  print this help and run nothing
 
 Exit code: 0 every measurement ran (a missed target is reported, not failed),

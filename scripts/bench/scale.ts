@@ -9,9 +9,11 @@
  *
  * The result is two grids (one per dimension; each cell a median, with its
  * growth over the previous size per 10× step) and the rows of the issue 12
- * goals that the grids decide, for the main table.
+ * goals that the grids decide, for the main table; then the boot of a 1 MB
+ * document in each shape a user writes (boot-shapes.ts), its own grid and rows.
  */
 import { duration, fixed, markdownTable, size as bytesText } from './format.ts'
+import { benchBootShapes } from './boot-shapes.ts'
 import { runBudgeted } from './child.ts'
 import { removeTemp, tempDir, type Row } from './harness.ts'
 import { SCALE_DEBOUNCE_MS, SCALE_JOB_ENV, type ScaleJob, type ScaleMessage, type ScalePhase, type ScaleResult } from './scale-child.ts'
@@ -205,6 +207,8 @@ export async function benchScale(progress: (line: string) => void = () => {}): P
     }
   }
 
+  const shapes = await benchBootShapes(progress)
+
   const at = (runs: SizeRun[], magnitude: number) => runs.find((run) => run.magnitude === magnitude)!
   const updateCell = (run: SizeRun) => cellOf(run, 'update')
   const floorCell = (run: SizeRun) => cellOf(run, 'update', (result) => result.floor, false)
@@ -354,10 +358,11 @@ export async function benchScale(progress: (line: string) => void = () => {}): P
     goalRow({ id: 'scale.section-boot-1mb-js-yaml', measurement: 'boot of a 1 MB section (file provider + registered) vs js-yaml', comparisonLabel: "js-yaml 4 load() of the same text, same run", unit: 'ms', target: '≤ 2×' }, cellOf(mb1, 'boot'), cellOf(mb1, 'jsyaml', undefined, false), 2),
     limitRow({ id: 'scale.section-reload-1mb-limit', measurement: 'reload after a one-field hand edit, 1 MB section (debounce subtracted)', unit: 'ms', target: '≤ 100 ms' }, reload(mb1), 100),
     limitRow({ id: 'scale.section-reload-10mb-limit', measurement: 'reload after a one-field hand edit, 10 MB section (debounce subtracted)', unit: 'ms', target: '≤ 1 s' }, reload(mb10), 1000),
+    ...shapes.rows,
     goalRow({ id: 'scale.section-boot-10mb', measurement: 'boot of a 10 MB section vs 1 MB', comparisonLabel: 'boot of the 1 MB section', unit: 'ms', target: '≤ 10×' }, cellOf(mb10, 'boot'), cellOf(mb1, 'boot'), 10),
     goalRow({ id: 'scale.section-reload-10mb', measurement: 'reload of a 10 MB section vs 1 MB', comparisonLabel: 'reload of the 1 MB section (debounce subtracted)', unit: 'ms', target: '≤ 10×' }, reload(mb10), reload(mb1), 10),
   ]
-  return { rows, grids }
+  return { rows, grids: [...grids, shapes.grid] }
 }
 
 /** A goal row for the main table: `ours` against a fixed `limit` (a lower bound over it fails). */

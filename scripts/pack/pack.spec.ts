@@ -54,8 +54,11 @@ const EXPECTED_EXPORTS: Record<string, string[]> = {
   'dsh-settings': ['SettingsProvider', 'SettingsValidationError', 'dataEqual', 'installSettingsSection'],
   'dsh-settings/memory': ['MemorySettingsProvider', 'default'],
   'dsh-settings/equal': ['dataEqual'],
-  'dsh-settings-file': ['FileSettingsProvider', 'default'],
-  'dsh-settings-file/codec': ['parseSettings', 'readDocumentText', 'SettingsNotAFileError', 'SettingsNotAMapError'],
+  'dsh-settings-file': ['FileSettingsProvider', 'default', 'settingsErrorOf', 'SettingsNotAFileError', 'SettingsNotAMapError'],
+  'dsh-settings-file/codec': ['parseSettings', 'renderChanges', 'DocumentError', 'DocumentNotAMapError'],
+  'dsh-settings-file/store': ['readDocumentText', 'NotAFileError', 'acquireLock', 'DocumentStore'],
+  'dsh-settings-file/fast-read': ['readPlainData', 'readPlainText', 'readDocumentText'],
+  'dsh-settings-secrets': ['KeyringSecretStore', 'resolveReference', 'secretName', 'encryptSecret'],
   'dsh-settings-postgres': ['PostgresSettingsProvider', 'SettingsDatabaseError', 'default'],
   'dsh-settings/conformance': ['describeProviderConformance'],
   'dsh-loader': ['DeploymentLoader', 'runDeployment', 'importPlugin'],
@@ -336,7 +339,7 @@ describe('packed packages', () => {
       const found = report[entry]!
       expect(found.error, entry).toBeUndefined()
       // Loaded from the extracted tarball's dist, not from the workspace's sources.
-      expect(found.file, entry).toMatch(/\/packages\/[^/]+\/dist\/[^/]+\.js$/)
+      expect(found.file, entry).toMatch(/\/packages\/[^/]+\/dist\/(?:[^/]+\/)?[^/]+\.js$/)
       expect(found.file!.startsWith(ROOT), entry).toBe(false)
       expect(found.exports, entry).toEqual(expect.arrayContaining(EXPECTED_EXPORTS[entry] ?? []))
       expect(found.exports!.length, entry).toBeGreaterThan(0)

@@ -5,6 +5,8 @@
  * Two holders at once, or a live holder's lock taken over, is a violation; an
  * acquirer that times out is stuck. At the end this process takes the lock
  * once more, sweeps what the dead left, and nothing but the marker folder may remain.
+ * It exercises the lock this machine gives (flock where the file system has it); with
+ * DSH_SETTINGS_PORTABLE_FS=1, which the lockers inherit, the portable lock.
  */
 import { acquireLock, sweepLeftovers } from 'dsh-settings-file/store'
 import { between, CHILD_SAFETY_MS, lockWorkspace, removeTemp, sleep, spawnChild, strayFiles, type Child } from './harness.ts'

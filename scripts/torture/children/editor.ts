@@ -1,5 +1,5 @@
 /**
- * Usage: editor.ts <file> <durationMs> <namespaces,comma,separated> <graceMs> <safetyMs>
+ * Usage: editor.ts <file> <durationMs> <namespaces,comma,separated> <graceMs> <safetyMs> [inPlaceMarker]
  *
  * A user editing the settings document by hand while writers run: at random
  * moments it reads the file, sets `hand.seq` to one more than the seq it last
@@ -16,16 +16,22 @@
  * vanished section. Its own stale read-modify-write may overwrite a plugin
  * write (the user's doing), which is not judged here.
  *
+ * With [inPlaceMarker], a counter in that file is bumped to odd before each
+ * in-place save and to even after it (written by rename, so always whole):
+ * outside readers use it to tell the partial file an in-place save shows
+ * everyone from a partial file a writer left.
+ *
  * Prints `back <expected> <found> lost-save-style=<style> kept-in-history=<bool>` / `vanished <ns>` per finding, then
  * `result <json>` and exits after <durationMs>.
  */
+import { renameSync, writeFileSync } from 'node:fs'
 import { open, readdir, readFile, rename } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { parseDocument, type YamlDocument } from '../yaml.ts'
 import { between, emit, exitEventually, fail, sleep, stopSignal } from './common.ts'
 
-const [fileArg, durationText, namesText, graceText, safetyText] = process.argv.slice(2)
-if (!fileArg || !durationText || namesText === undefined || !graceText || !safetyText) fail(new Error('usage: editor.ts <file> <durationMs> <namespaces> <graceMs> <safetyMs>'))
+const [fileArg, durationText, namesText, graceText, safetyText, inPlaceMarker] = process.argv.slice(2)
+if (!fileArg || !durationText || namesText === undefined || !graceText || !safetyText) fail(new Error('usage: editor.ts <file> <durationMs> <namespaces> <graceMs> <safetyMs> [inPlaceMarker]'))
 // A narrowed copy: the functions below read it, and a destructured argument stays `string | undefined` inside them.
 const file: string = fileArg
 exitEventually(Number(safetyText))
@@ -81,13 +87,35 @@ async function keptInHistory(seq: number): Promise<boolean> {
   return false
 }
 
+/** In-place saves so far, times two, plus one while one is under way (see the module comment). */
+let inPlaceCount = 0
+
+/** Publish {@link inPlaceCount} to the marker file, when there is one: written aside and renamed, so readers never see it half written. */
+function bumpInPlace(): void {
+  if (!inPlaceMarker) return
+  inPlaceCount++
+  writeFileSync(`${inPlaceMarker}.tmp`, String(inPlaceCount))
+  renameSync(`${inPlaceMarker}.tmp`, inPlaceMarker)
+}
+
 async function save(style: Style, text: string): Promise<void> {
-  if (style === 'rename') {
-    const handle = await open(swap, 'w', 0o600)
-    await handle.writeFile(text)
-    await handle.close()
-    return rename(swap, file)
+  if (style === 'rename') return saveByRename(text)
+  bumpInPlace()
+  try {
+    await saveInPlace(style, text)
+  } finally {
+    bumpInPlace()
   }
+}
+
+async function saveByRename(text: string): Promise<void> {
+  const handle = await open(swap, 'w', 0o600)
+  await handle.writeFile(text)
+  await handle.close()
+  await rename(swap, file)
+}
+
+async function saveInPlace(style: Exclude<Style, 'rename'>, text: string): Promise<void> {
   // 'w' is O_WRONLY | O_CREAT | O_TRUNC: the file is empty from here until the writes land.
   const handle = await open(file, 'w')
   try {

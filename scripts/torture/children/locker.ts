@@ -84,8 +84,10 @@ try {
     try {
       lock = await acquireLock(lockPath, { timeoutMs: Number(timeoutText), file, step })
     } catch (error) {
+      // The store's own timeout (`LOCK_TIMEOUT`); the provider's public one says `SETTINGS_LOCK_TIMEOUT`.
       const code = errorCode(error)
-      emit(code === 'SETTINGS_LOCK_TIMEOUT' ? 'stuck' : 'error', ...(code === 'SETTINGS_LOCK_TIMEOUT' ? [] : [code]), JSON.stringify((error as Error).message))
+      const timedOut = code === 'LOCK_TIMEOUT' || code === 'SETTINGS_LOCK_TIMEOUT'
+      emit(timedOut ? 'stuck' : 'error', ...(timedOut ? [] : [code]), JSON.stringify((error as Error).message))
       continue
     }
     try {

@@ -13,7 +13,10 @@ function isPermanent(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 429
 }
 
-/** Wait `ms`, or less if `signal` aborts. */
+/**
+ * Wait `ms`, or less if `signal` aborts; never rejects. Not `node:timers/promises`:
+ * the settings page loads this module in the browser (see `client.ts`).
+ */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve()

@@ -7,14 +7,14 @@ import { describe, expect, it } from 'vitest'
 
 const SRC = new URL('../src/', import.meta.url)
 
-/** Every module reachable from `entry` through relative imports, with its text. */
+/** Every module reachable from `entry` through relative imports (static or dynamic), with its text. */
 function graph(entry: string): Map<string, string> {
   const seen = new Map<string, string>()
   const visit = (file: string) => {
     if (seen.has(file)) return
     const text = readFileSync(new URL(file, SRC), 'utf8')
     seen.set(file, text)
-    for (const match of text.matchAll(/(?:import|export)[^'"]*from '\.\/([^']+)'/g)) visit(match[1]!)
+    for (const match of text.matchAll(/(?:import|export)[^'"]*from '\.\/([^']+)'|import\('\.\/([^']+)'\)/g)) visit((match[1] ?? match[2])!)
   }
   visit(entry)
   return seen

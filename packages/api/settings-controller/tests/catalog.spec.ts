@@ -6,6 +6,7 @@
  * as the home, never for a host that names no deployment, and never after the
  * controller is gone.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { chown, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -51,7 +52,6 @@ async function host(document: Record<string, unknown> = {}, options: { facts?: b
 }
 
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as SettingsCatalog
-const settle = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
 describe('the settings catalog', () => {
   it('names each kind with its sanitized schema, version, step names and timing, and each instance with its redacted base and secret state', async () => {
@@ -115,7 +115,7 @@ describe('the settings catalog', () => {
     for (let index = 0; index < 12; index++) {
       await h.register(`kind-${index}`, Search)
       if (existsSync(h.file)) appeared.push(index)
-      await settle(40)
+      await sleep(40)
     }
     // Registrations 40 ms apart are one burst: nothing was written before the last one.
     expect(appeared).toEqual([])
@@ -129,7 +129,7 @@ describe('the settings catalog', () => {
     expect(second.ino).not.toBe(first.ino)
     await again!.dispose()
     await h.register('extra', Search)
-    await settle(400)
+    await sleep(400)
     expect(statSync(h.file).ino).toBe(second.ino)
     expect(read(h.file).writtenAt).not.toBe(writtenAt)
   })
@@ -160,7 +160,7 @@ describe('the settings catalog', () => {
     const off = await host({}, { catalog: false })
     await unnamed.register('search', Search)
     await off.register('search', Search)
-    await settle(500)
+    await sleep(500)
     expect(existsSync(unnamed.file)).toBe(false)
     expect(existsSync(off.file)).toBe(false)
   })
@@ -174,7 +174,7 @@ describe('the settings catalog', () => {
     await h.controllerFiber.dispose()
     // Registrations after the controller is gone write nothing: its timers and listeners went with it.
     await h.register('late', Search)
-    await settle(500)
+    await sleep(500)
     expect(readFileSync(h.file, 'utf8')).toBe(before)
   })
 
@@ -196,7 +196,7 @@ describe('the settings catalog', () => {
     writer.unregistered('search')
     await h.register('search', Search)
     writer.registered('search')
-    await settle(60)
+    await sleep(60)
     // Within the grace both are still there; after it, only the instance that did not come back is gone.
     expect(read(file).kinds[0]!.instances.map((instance) => instance.scope ?? 'global')).toEqual(['global', 'preset/coder'])
     await eventually(() => expect(read(file).kinds[0]!.instances.map((instance) => instance.scope ?? 'global')).toEqual(['global']))

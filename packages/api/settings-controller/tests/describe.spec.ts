@@ -76,8 +76,8 @@ describe('describe', () => {
     expect(search.base).toEqual({ engine: 'google' })
     expect(search.user).toEqual({ accounts: [{ user: 'one' }] })
     expect(search.secrets).toEqual([
-      { path: ['apiKey'], set: true, layer: 'global' },
-      { path: ['accounts', '0', 'password'], set: true, layer: 'global' },
+      { path: ['apiKey'], set: true, layer: 'global', source: 'document' },
+      { path: ['accounts', '0', 'password'], set: true, layer: 'global', source: 'document' },
     ])
     expectNoSecrets(controller.describe(), SECRETS)
   })
@@ -89,7 +89,7 @@ describe('describe', () => {
     expect(search).toMatchObject({ ns: 'search', scope: 'preset/coder', registered: true })
     expect(search.user).toEqual({ accounts: [{ user: 'two' }] })
     expect(search.inherited).toEqual({ engine: 'bing', limit: 10, accounts: [{ user: 'one' }] })
-    expect(search.secrets).toContainEqual({ path: ['apiKey'], set: true, layer: 'scope' })
+    expect(search.secrets).toContainEqual({ path: ['apiKey'], set: true, layer: 'scope', source: 'document' })
     // A kind with no instance under the scope is described from the kind alone.
     expect(answer.namespaces[1]).toMatchObject({ ns: 'theme', scope: 'preset/coder', registered: false, secrets: [] })
     expectNoSecrets(answer, SECRETS)

@@ -38,7 +38,7 @@ describe('versioned sections on the wire', () => {
     await eventually(() => expect(provider.document().search).toEqual({ [SECTION_VERSION_KEY]: 1, token: SECRET, limit: 5 }))
     const [view] = controller.describe().namespaces
     expect(view!.migration).toEqual({ version: 1, stored: 1, state: 'migrated', from: 0, steps: ['rename $.apiKey to $.token'], changes: [[{ op: 'move', from: ['apiKey'], to: ['token'] }]] })
-    expect(view!.secrets).toEqual([{ path: ['token'], set: true, layer: 'global' }])
+    expect(view!.secrets).toEqual([{ path: ['token'], set: true, layer: 'global', source: 'document' }])
 
     const [migration] = (await controller.history()).versions
     const compared = await controller.compare(migration!.id)
@@ -57,7 +57,7 @@ describe('versioned sections on the wire', () => {
     expect(provider.document().search).toEqual({ apiKey: SECRET, limit: 5 })
     const [restored] = controller.describe().namespaces
     expect(restored!.migration).toMatchObject({ stored: 0, state: 'pending' })
-    expect(restored!.secrets).toEqual([{ path: ['token'], set: true, layer: 'global' }])
+    expect(restored!.secrets).toEqual([{ path: ['token'], set: true, layer: 'global', source: 'document' }])
     await fiber.dispose()
     await register()
     await eventually(() => expect(provider.document().search).toEqual({ [SECTION_VERSION_KEY]: 1, token: SECRET, limit: 5 }))

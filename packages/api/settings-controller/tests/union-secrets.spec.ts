@@ -82,8 +82,8 @@ describe('a union switched away from the branch that marks a key secret', () => 
     expectNoSecrets(answer, SECRETS)
     expect(answer.value).toEqual({ kind: 'b', conn: { host: 'db' } })
     expect(answer.user).toEqual({ kind: 'b', conn: { host: 'db' } })
-    expect(slot(answer, ['token'])).toEqual({ path: ['token'], set: true, layer: 'global' })
-    expect(slot(answer, ['conn', 'password'])).toEqual({ path: ['conn', 'password'], set: true, layer: 'global' })
+    expect(slot(answer, ['token'])).toEqual({ path: ['token'], set: true, layer: 'global', source: 'document' })
+    expect(slot(answer, ['conn', 'password'])).toEqual({ path: ['conn', 'password'], set: true, layer: 'global', source: 'document' })
 
     const global = b.controller.describe()
     expectNoSecrets(global, SECRETS)
@@ -110,7 +110,7 @@ describe('a union switched away from the branch that marks a key secret', () => 
     expectNoSecrets(answer, SECRETS)
     expect(answer.scope).toBe(SCOPE)
     expect(answer.user).toEqual({ kind: 'b', url: 'https://x' })
-    expect(slot(answer, ['token'])).toEqual({ path: ['token'], set: true, layer: 'scope' })
+    expect(slot(answer, ['token'])).toEqual({ path: ['token'], set: true, layer: 'scope', source: 'document' })
 
     const view = only(b, SCOPE)
     expectNoSecrets(b.controller.describe(SCOPE), SECRETS)
@@ -135,7 +135,7 @@ describe('a union switched away from the branch that marks a key secret', () => 
     expectNoSecrets(b.controller.describe(), SECRETS)
     expect(global.value).toEqual({ kind: 'b', url: 'https://global', conn: {} })
     expect(global.user).toEqual({ kind: 'b', url: 'https://global' })
-    expect(slot(global, ['token'])).toEqual({ path: ['token'], set: true, layer: 'global' })
+    expect(slot(global, ['token'])).toEqual({ path: ['token'], set: true, layer: 'global', source: 'document' })
 
     const scoped = only(b, SCOPE)
     expectNoSecrets(b.controller.describe(SCOPE), SECRETS)
@@ -176,8 +176,8 @@ describe('an intersection where one part marks a key secret', () => {
 
     for (const view of [written, mutated]) expectNoSecrets(view, SECRETS)
     expect(written.value).toEqual({ url: 'https://x' })
-    expect(slot(written, ['token'])).toEqual({ path: ['token'], set: true, layer: 'global' })
-    expect(slot(mutated, ['token'])).toEqual({ path: ['token'], set: true, layer: 'scope' })
+    expect(slot(written, ['token'])).toEqual({ path: ['token'], set: true, layer: 'global', source: 'document' })
+    expect(slot(mutated, ['token'])).toEqual({ path: ['token'], set: true, layer: 'scope', source: 'document' })
 
     expectNoSecrets(b.controller.describe(), SECRETS)
     expectNoSecrets(b.controller.describe(SCOPE), SECRETS)

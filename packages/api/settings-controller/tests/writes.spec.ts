@@ -57,7 +57,7 @@ describe('update', () => {
   it('stores a written secret but answers only its slot', async () => {
     const b = await withSearch()
     const view = await b.controller.update('search', { apiKey: 'sk-written-WRITTEN' }, null)
-    expect(view.secrets).toContainEqual({ path: ['apiKey'], set: true, layer: 'global' })
+    expect(view.secrets).toContainEqual({ path: ['apiKey'], set: true, layer: 'global', source: 'document' })
     expectNoSecrets(view, ['sk-written-WRITTEN'])
     expect(b.provider.document()).toEqual({ search: { apiKey: 'sk-written-WRITTEN' } })
   })
@@ -106,7 +106,7 @@ describe('mutate', () => {
     const view = await b.controller.mutate('search', [{ op: 'set', path: ['engine'], value: 'duckduckgo' }], revisionOf(b))
     expect(b.provider.document()).toEqual({ search: { engine: 'duckduckgo', apiKey: 'sk-kept-KEPT' } })
     expect(view.user).toEqual({ engine: 'duckduckgo' })
-    expect(view.secrets).toContainEqual({ path: ['apiKey'], set: true, layer: 'global' })
+    expect(view.secrets).toContainEqual({ path: ['apiKey'], set: true, layer: 'global', source: 'document' })
     expectNoSecrets(view, ['sk-kept-KEPT'])
   })
 
@@ -131,7 +131,7 @@ describe('mutate', () => {
 
     // Append a third account at the array's length, secret included.
     const appended = await b.controller.mutate('search', [{ op: 'set', path: ['accounts', '2'], value: { user: 'c', password: 'pw-c-C' } }])
-    expect(appended.secrets).toContainEqual({ path: ['accounts', '2', 'password'], set: true, layer: 'global' })
+    expect(appended.secrets).toContainEqual({ path: ['accounts', '2', 'password'], set: true, layer: 'global', source: 'document' })
 
     // Remove the first: the others shift down with their secrets.
     const removed = await b.controller.mutate('search', [{ op: 'unset', path: ['accounts', '0'] }])

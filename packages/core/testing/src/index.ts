@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Context, Fiber } from 'cordis'
 
-/** A promise whose settle functions are handed to the test, to control ordering without sleeps. */
+/** A promise whose `resolve` and `reject` are handed to the test, to control ordering without sleeps. */
 export interface Deferred<T = void> {
   promise: Promise<T>
   resolve(value: T): void
@@ -19,9 +20,12 @@ export function deferred<T = void>(): Deferred<T> {
   return { promise, resolve, reject }
 }
 
-/** Let queued microtasks and timers of `ms` (default zero) run. */
+/**
+ * Wait `ms` milliseconds (default zero).
+ * @deprecated use `setTimeout` from `node:timers/promises`, the workspace's one sleep.
+ */
 export function settle(ms = 0): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms))
+  return sleep(ms)
 }
 
 /**
@@ -63,7 +67,7 @@ export async function eventually(check: () => void | Promise<void>, timeoutMs = 
       return
     } catch (error) {
       if (Date.now() > deadline) throw error
-      await settle(20)
+      await sleep(20)
     }
   }
 }

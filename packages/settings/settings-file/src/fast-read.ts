@@ -10,12 +10,14 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs'
 import { extname } from 'node:path'
-import { readYamlData } from './yaml-fast-read.ts'
+import { readYamlData } from './codec/yaml-fast-read.ts'
 
-export { readYamlData } from './yaml-fast-read.ts'
+export { readYamlData } from './codec/yaml-fast-read.ts'
 
-/** The default cap on a document's size: 8 MiB (the provider's `maxDocumentBytes`). */
-export const DEFAULT_MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+export { DEFAULT_MAX_DOCUMENT_BYTES } from './codec/size.ts'
+/** The store's careful read (for what the quick way declines), without the rest of the store (its lock loads a native library). */
+export { readDocumentText, type DocumentReadOptions } from './store/version.ts'
+export { FileTooLargeError, NotAFileError } from './store/errors.ts'
 
 /** What {@link readPlainText} found: the text, nothing there, or something to read the full way. */
 export type PlainText = { text: string } | { absent: true } | undefined

@@ -1,9 +1,11 @@
-import { FileSettingsProvider } from './provider.ts'
+import { FileSettingsProvider } from './provider/provider.ts'
 
 export { FileSettingsProvider }
-export type { FileStep } from './provider.ts'
-export { SettingsDocumentCannotHoldError, SettingsDocumentError, SettingsDocumentTooLargeError, SettingsLockTimeoutError, SettingsNotAFileError, SettingsNotAMapError, type NotAFileKind } from './errors.ts'
-export { SettingsHistoryUnavailableError, SettingsUnsafeHistoryFileError, type UnsafeHistoryFileReason } from './errors.ts'
-export type { LockOwner } from './owner.ts'
+export type { FileStep } from './provider/provider.ts'
+export { SettingsDocumentCannotHoldError, SettingsDocumentError, SettingsDocumentTooLargeError, SettingsLockTimeoutError, SettingsNotAFileError, SettingsNotAMapError, type NotAFileKind } from './provider/errors.ts'
+export { SettingsHistoryUnavailableError, SettingsUnsafeHistoryFileError, type UnsafeHistoryFileReason } from './provider/errors.ts'
+/** The public Settings* error for a refusal of the codec (`/codec`) or the store (`/store`); anything else as it is. */
+export { settingsErrorOf } from './provider/errors.ts'
+export type { LockOwner } from './store/owner.ts'
 export { resolveDocumentPath, resolveHome } from 'dsh-settings-home'
 export default FileSettingsProvider

@@ -9,15 +9,15 @@ import { dirname, join } from 'node:path'
 import Schema from 'schemastery'
 import { describe, expect, it, vi } from 'vitest'
 import { plugWithSettings } from 'dsh-testing'
-import { asideName, tempName } from '../src/leftovers.ts'
-import { currentOwner } from '../src/owner.ts'
+import { asideName, tempName } from '../src/store/leftovers.ts'
+import { currentOwner } from '../src/store/owner.ts'
 import { bootFile, fileFixture } from './file-harness.ts'
 
 /** When set, the next look for an aside runs this first (a replace ending meanwhile), then answers as it finds. */
 const race = vi.hoisted(() => ({ before: undefined as (() => void) | undefined, looks: 0 }))
 
-vi.mock('../src/leftovers.ts', async (importOriginal) => {
-  const leftovers = await importOriginal<typeof import('../src/leftovers.ts')>()
+vi.mock('../src/store/leftovers.ts', async (importOriginal) => {
+  const leftovers = await importOriginal<typeof import('../src/store/leftovers.ts')>()
   return {
     ...leftovers,
     asideState: (...args: Parameters<typeof leftovers.asideState>) => {

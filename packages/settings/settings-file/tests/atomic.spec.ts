@@ -26,15 +26,15 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat, s
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { placeNew, replaceIfSame, writeFileAtomic, writeTemp } from '../src/atomic.ts'
-import { tempName as tempNameOf } from '../src/leftovers.ts'
-import { currentOwner } from '../src/owner.ts'
+import { writeFileAtomic, writeTemp } from '../src/store/atomic.ts'
+import { tempName as tempNameOf } from '../src/store/leftovers.ts'
+import { currentOwner } from '../src/store/owner.ts'
 
 /** When set, `randomHex` returns this many-times-repeated byte instead of random ones. */
 const pinned = vi.hoisted(() => ({ byte: undefined as number | undefined }))
 
-vi.mock('../src/random.ts', async (importOriginal) => {
-  const random = await importOriginal<typeof import('../src/random.ts')>()
+vi.mock('../src/store/random.ts', async (importOriginal) => {
+  const random = await importOriginal<typeof import('../src/store/random.ts')>()
   return {
     randomHex: (bytes: number) => (pinned.byte === undefined ? random.randomHex(bytes) : Buffer.alloc(bytes, pinned.byte).toString('hex')),
   }
@@ -53,27 +53,6 @@ afterEach(async () => {
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777
 const temps = async (directory: string) => (await readdir(directory)).filter((name) => name.endsWith('.tmp') || name.endsWith('.aside'))
-
-/** A document read (`read: 1`, its inode) and the temp file of the version meant to replace it (`ours: 1`). */
-async function readThenTemp(): Promise<{ file: string; read: bigint; temp: string }> {
-  const file = join(dir, 'settings.yaml')
-  await writeFile(file, 'read: 1\n')
-  const read = (await stat(file, { bigint: true })).ino
-  return { file, read, temp: await writeTemp(file, 'ours: 1\n') }
-}
-
-/**
- * Run `during` inside the next `replaceIfSame`, while the document is set aside: just before the link of
- * the new version (the replace links through the module object). Restored after that one call.
- */
-function whileAside(during: (from: string, to: string) => void): void {
-  const link = fs.linkSync
-  const spy = vi.spyOn(fs, 'linkSync').mockImplementationOnce((from, to) => {
-    spy.mockRestore()
-    during(String(from), String(to))
-    return link(from, to)
-  })
-}
 
 describe('writeFileAtomic', () => {
   it('creates missing parent directories with mode 0700 and the file with mode 0600', async () => {
@@ -112,83 +91,6 @@ describe('writeFileAtomic', () => {
     await chmod(file, 0o640)
     await writeFileAtomic(file, 'new: 1\n', { mode: 0o640 })
     expect(await mode(file)).toBe(0o640)
-    expect(await temps(dir)).toEqual([])
-  })
-
-  it('places a new file only where none exists, leaving an existing one alone', async () => {
-    const file = join(dir, 'settings.yaml')
-    const first = await writeTemp(file, 'first: 1\n')
-    expect(await placeNew(first, file)).toBe(true)
-    const second = await writeTemp(file, 'second: 1\n')
-    expect(await placeNew(second, file)).toBe(false)
-    expect(await readFile(file, 'utf8')).toBe('first: 1\n')
-    await rm(first)
-    await rm(second)
-    expect(await temps(dir)).toEqual([])
-  })
-
-  it('replaces a file only while it is the inode read, leaving the temp at its own name when it is not', async () => {
-    const file = join(dir, 'settings.yaml')
-    await writeFile(file, 'read: 1\n')
-    const read = (await stat(file, { bigint: true })).ino
-    // An editor's rename save brings a new inode: the replace is refused and nothing moves.
-    await writeFile(join(dir, 'editor.tmp~'), 'editor: 1\n')
-    await rename(join(dir, 'editor.tmp~'), file)
-    const refused = await writeTemp(file, 'ours: 1\n')
-    expect(replaceIfSame(refused, file, read)).toBe(false)
-    expect(await readFile(file, 'utf8')).toBe('editor: 1\n')
-    expect(await readFile(refused, 'utf8')).toBe('ours: 1\n')
-    await rm(refused)
-    // The document removed meanwhile: refused the same way.
-    const now = (await stat(file, { bigint: true })).ino
-    await rm(file)
-    const orphan = await writeTemp(file, 'ours: 2\n')
-    expect(replaceIfSame(orphan, file, now)).toBe(false)
-    expect(await readFile(orphan, 'utf8')).toBe('ours: 2\n')
-    await rm(orphan)
-    // The inode read is still there: replaced, and no temp is left under any name.
-    await writeFile(file, 'read: 2\n')
-    const placed = await writeTemp(file, 'ours: 3\n')
-    expect(replaceIfSame(placed, file, (await stat(file, { bigint: true })).ino)).toBe(true)
-    expect(await readFile(file, 'utf8')).toBe('ours: 3\n')
-    // The new document has no second name (it would count as hard-linked), and the old one no aside name.
-    expect((await stat(file)).nlink).toBe(1)
-    expect(await temps(dir)).toEqual([])
-  })
-
-  it('never overwrites a rename save that lands while the document is set aside: the link is refused and the save stands', async () => {
-    const { file, read, temp } = await readThenTemp()
-    let missing = false
-    whileAside(() => {
-      // The document is aside (no file at its name) when an editor's rename save lands.
-      missing = !fs.existsSync(file)
-      fs.writeFileSync(join(dir, 'editor.tmp~'), 'editor: 1\n')
-      fs.renameSync(join(dir, 'editor.tmp~'), file)
-    })
-    expect(replaceIfSame(temp, file, read)).toBe(false)
-    expect(missing).toBe(true)
-    expect(await readFile(file, 'utf8')).toBe('editor: 1\n')
-    // The new version waits at its temp name for the caller's next round; the old document's aside name is gone.
-    expect(await readFile(temp, 'utf8')).toBe('ours: 1\n')
-    await rm(temp)
-    expect(await temps(dir)).toEqual([])
-  })
-
-  it('puts the document back when linking the new version fails for another reason, and says why', async () => {
-    const { file, read, temp } = await readThenTemp()
-    const refusal = Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' })
-    // A file system without hard links refuses every link, the one that would put the document back included.
-    const spy = vi.spyOn(fs, 'linkSync').mockImplementation(() => {
-      throw refusal
-    })
-    try {
-      expect(() => replaceIfSame(temp, file, read)).toThrow(refusal)
-    } finally {
-      spy.mockRestore()
-    }
-    expect(await readFile(file, 'utf8')).toBe('read: 1\n')
-    expect((await stat(file, { bigint: true })).ino).toBe(read)
-    await rm(temp)
     expect(await temps(dir)).toEqual([])
   })
 

@@ -11,10 +11,11 @@ import { join } from 'node:path'
 import Schema from 'schemastery'
 import { describe, expect, it, vi } from 'vitest'
 import { SettingsStoreError } from 'dsh-settings'
-import type { DocumentEdit } from '../src/diff.ts'
-import { SettingsDocumentCannotHoldError } from '../src/errors.ts'
-import { parseSettings } from '../src/parse.ts'
-import { renderYaml } from '../src/serialize.ts'
+import type { DocumentEdit } from '../src/codec/diff.ts'
+import { DocumentCannotHoldError } from '../src/codec/errors.ts'
+import { SettingsDocumentCannotHoldError, settingsErrorOf } from '../src/provider/errors.ts'
+import { parseSettings } from '../src/codec/parse.ts'
+import { renderYaml } from '../src/codec/serialize.ts'
 import { bootFile, fileFixture } from './file-harness.ts'
 
 /** Rendered, a value holding this reads back with it replaced. */
@@ -24,8 +25,8 @@ const BROKEN = 'sk-LEAK-BROKEN'
 
 const holdsMarker = (value: unknown) => JSON.stringify(value).includes(ALTERED) || JSON.stringify(value).includes(BROKEN)
 
-vi.mock('../src/yaml-edit.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/yaml-edit.ts')>()
+vi.mock('../src/codec/yaml-edit.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/codec/yaml-edit.ts')>()
   class YamlEditor extends actual.YamlEditor {
     private readonly nextValue: unknown
     constructor(...args: ConstructorParameters<typeof actual.YamlEditor>) {
@@ -40,8 +41,8 @@ vi.mock('../src/yaml-edit.ts', async (importOriginal) => {
   return { ...actual, YamlEditor }
 })
 
-vi.mock('../src/render.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/render.ts')>()
+vi.mock('../src/codec/render.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/codec/render.ts')>()
   return {
     ...actual,
     toYaml: (value: unknown, options: Parameters<typeof actual.toYaml>[1]) => {
@@ -63,6 +64,10 @@ function refusal(text: string, next: Record<string, unknown>): SettingsDocumentC
   } catch (error) {
     caught = error
   }
+  expect(caught).toBeInstanceOf(DocumentCannotHoldError)
+  expect(caught).toMatchObject({ name: 'DocumentCannotHoldError', code: 'DOCUMENT_CANNOT_HOLD', file: FILE })
+  expect((caught as Error).message).not.toContain('sk-LEAK')
+  caught = settingsErrorOf(caught)
   expect(caught).toBeInstanceOf(SettingsDocumentCannotHoldError)
   const error = caught as SettingsDocumentCannotHoldError
   expect(error).toBeInstanceOf(SettingsStoreError)

@@ -11,7 +11,7 @@ import type { Context } from 'cordis'
 import { corpusEntries, corpusSchema, sampleSection } from 'dsh-testing/corpus'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { editorSchemaPath } from '../src/editor-schema.ts'
+import { editorSchemaPath } from '../src/provider/editor-schema.ts'
 import { bootFile, eventually, fileFixture, type FileHarness } from './file-harness.ts'
 
 const fx = fileFixture()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { diffDocuments, type DocumentEdit } from '../src/diff.ts'
+import { diffDocuments, type DocumentEdit } from '../src/codec/diff.ts'
 
 describe('diffDocuments', () => {
   it('finds no edits between deep-equal documents', () => {

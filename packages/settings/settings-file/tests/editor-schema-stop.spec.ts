@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import FileSettingsProvider from 'dsh-settings-file'
-import { plugWithSettings, settle } from 'dsh-testing'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { plugWithSettings } from 'dsh-testing'
 import { bootFile, eventually, fileFixture } from './file-harness.ts'
 import { hostFixture } from './host-process.ts'
 
@@ -67,7 +68,7 @@ describe('stopping the host', () => {
     // A provider that takes a while to stop: the kinds' short grace ends during its stop, and must see it.
     class SlowStop extends QuickLeave {
       protected override async close(): Promise<void> {
-        await settle(300)
+        await sleep(300)
         return super.close()
       }
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { SettingsDocumentError } from '../src/errors.ts'
-import { formatOf } from '../src/format.ts'
+import { DocumentError } from '../src/codec/errors.ts'
+import { SettingsDocumentError, settingsErrorOf } from '../src/provider/errors.ts'
+import { formatOf } from '../src/codec/format.ts'
 
 describe('formatOf', () => {
   it('reads .yaml and .yml as YAML', () => {
@@ -31,6 +32,9 @@ describe('formatOf', () => {
     } catch (error) {
       caught = error
     }
+    expect(caught).toBeInstanceOf(DocumentError)
+    expect(caught).toMatchObject({ code: 'DOCUMENT_INVALID', file: '/home/u/.dsh/settings.toml' })
+    caught = settingsErrorOf(caught)
     expect(caught).toBeInstanceOf(SettingsDocumentError)
     const error = caught as SettingsDocumentError
     expect(error.message).toContain('not supported')

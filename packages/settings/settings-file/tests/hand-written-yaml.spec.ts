@@ -3,8 +3,8 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { parseSettings } from '../src/parse.ts'
-import { renderYaml } from '../src/serialize.ts'
+import { parseSettings } from '../src/codec/parse.ts'
+import { renderYaml } from '../src/codec/serialize.ts'
 import { bootFile, fileFixture } from './file-harness.ts'
 
 type Data = Record<string, any>

@@ -5,10 +5,10 @@ import { describe, expect, it, vi } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import type { SettingsDocument } from 'dsh-settings'
 import { plugWithSettings } from 'dsh-testing'
-import { digest, DocumentHistory, historyStamp } from '../src/history.ts'
-import { HistoryJournal } from '../src/history-journal.ts'
-import { pruneEvery } from '../src/provider.ts'
-import { listVersions } from '../src/versions.ts'
+import { digest, DocumentHistory, historyStamp } from '../src/store/history.ts'
+import { HistoryJournal } from '../src/store/history-journal.ts'
+import { pruneEvery } from '../src/provider/provider.ts'
+import { listVersions } from '../src/provider/versions.ts'
 import { bootFile, fileFixture } from './file-harness.ts'
 
 const Search = Schema.object({
@@ -251,21 +251,22 @@ describe('a journal that cannot be written', () => {
   })
 
   it('a tidying that fails is warned, and neither a history listing nor disposal fails with it', async () => {
-    const seal = vi.spyOn(DocumentHistory.prototype, 'seal').mockImplementation(() => {
-      throw Object.assign(new Error('permission denied'), { code: 'EACCES' })
-    })
+    // A journal over its bound is trimmed under the lock after the write is answered: that trim fails here.
+    const note = vi.spyOn(DocumentHistory.prototype, 'noteAll').mockImplementation(() => true)
+    const trim = vi.spyOn(DocumentHistory.prototype, 'trimJournal').mockRejectedValue(Object.assign(new Error('permission denied'), { code: 'EACCES' }))
     try {
       const { path, handle } = await boot()
       await handle.update({ limit: 9 })
       await handle.update({ limit: 10 })
       expect(await readFile(path, 'utf8')).toContain('limit: 10')
       await expect(fixture.harness!.settings.history()).resolves.toBeInstanceOf(Array)
-      expect(seal).toHaveBeenCalled()
-      expect(fixture.harness!.logs.some((line) => line.includes('tidying up after writing') && line.includes('permission denied'))).toBe(true)
+      expect(trim).toHaveBeenCalled()
+      expect(fixture.harness!.logs.some((line) => line.includes('trimming the history journal') && line.includes('permission denied'))).toBe(true)
       await fixture.harness!.dispose()
       fixture.harness = undefined
     } finally {
-      seal.mockRestore()
+      note.mockRestore()
+      trim.mockRestore()
     }
   })
 })

@@ -2,7 +2,7 @@ import { link, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { DocumentHistory, historyStamp } from '../src/history.ts'
+import { DocumentHistory, historyStamp } from '../src/store/history.ts'
 
 let dir: string
 beforeEach(async () => {

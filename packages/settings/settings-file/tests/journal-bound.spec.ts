@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import type { SettingsDocument } from 'dsh-settings'
 import { plugWithSettings } from 'dsh-testing'
-import { digest, DocumentHistory, historyStamp, journalLimit } from '../src/history.ts'
-import { listVersions } from '../src/versions.ts'
+import { digest, DocumentHistory, historyStamp, journalLimit } from '../src/store/history.ts'
+import { listVersions } from '../src/provider/versions.ts'
 import { bootFile, fileFixture } from './file-harness.ts'
 
 const fixture = fileFixture()

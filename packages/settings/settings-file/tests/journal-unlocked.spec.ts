@@ -11,7 +11,7 @@ import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { DocumentHistory } from '../src/history.ts'
+import { DocumentHistory } from '../src/store/history.ts'
 
 /** Run once, on the next look at `path`: another writer's trim landing between the append and that look. */
 const hook = vi.hoisted(() => ({ path: undefined as string | undefined, run: undefined as (() => void) | undefined }))

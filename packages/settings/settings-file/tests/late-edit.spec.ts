@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { mergeLateEdit } from '../src/late-edit.ts'
+import { mergeLateEdit } from '../src/provider/late-edit.ts'
 
 describe('mergeLateEdit', () => {
   const base = { a: { n: 1 }, b: { n: 1 }, scopes: { 'preset/x': { a: { n: 1 } } } }

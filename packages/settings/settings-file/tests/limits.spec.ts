@@ -11,20 +11,23 @@ import { parseDocument } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import FileSettingsProvider from 'dsh-settings-file'
 import { SettingsStoreError } from 'dsh-settings'
-import { SettingsDocumentCannotHoldError, SettingsDocumentError, SettingsDocumentTooLargeError } from '../src/errors.ts'
-import { DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, YAML_OPTIONS } from '../src/parse.ts'
-import { renderBlockKey, renderFlow, toYaml } from '../src/render.ts'
-import { renderYaml } from '../src/serialize.ts'
+import { DocumentCannotHoldError, DocumentError, DocumentTooLargeError } from '../src/codec/errors.ts'
+import { SettingsDocumentCannotHoldError, SettingsDocumentError, SettingsDocumentTooLargeError, settingsErrorOf } from '../src/provider/errors.ts'
+import { DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, YAML_OPTIONS } from '../src/codec/parse.ts'
+import { renderBlockKey, renderFlow, toYaml } from '../src/codec/render.ts'
+import { renderYaml } from '../src/codec/serialize.ts'
 import { bootFile, eventually, fileFixture } from './file-harness.ts'
 
 const FILE = '/home/user/.dsh/settings.yaml'
 
 /** The error `parseSettings` throws for `text`. */
+/** The codec's refusal of `text`, as the provider gives it (see settingsErrorOf). */
 function failure(text: string, format: 'yaml' | 'json' = 'yaml', maxBytes?: number): Error {
   try {
     parseSettings(text, format, FILE, maxBytes)
   } catch (error) {
-    return error as Error
+    expect(error instanceof DocumentError || error instanceof DocumentTooLargeError).toBe(true)
+    return settingsErrorOf(error) as Error
   }
   throw new Error('expected the parse to fail')
 }
@@ -48,7 +51,7 @@ function ourVerdict(text: string): { line: number; column: number } | undefined 
   try {
     parseSettings(text, 'yaml', FILE)
   } catch (error) {
-    if (error instanceof SettingsDocumentError && error.message.includes('DUPLICATE_KEY')) return error.position
+    if (error instanceof DocumentError && error.message.includes('DUPLICATE_KEY')) return error.position
   }
   return undefined
 }
@@ -322,6 +325,9 @@ describe('data YAML cannot hold', () => {
     } catch (error) {
       caught = error
     }
+    expect(caught).toBeInstanceOf(DocumentCannotHoldError)
+    expect(caught).toMatchObject({ code: 'DOCUMENT_CANNOT_HOLD', documentPath: ['\ufeffweb'] })
+    caught = settingsErrorOf(caught)
     expect(caught).toBeInstanceOf(SettingsDocumentCannotHoldError)
     expect(caught).toBeInstanceOf(SettingsStoreError)
     const error = caught as SettingsDocumentCannotHoldError

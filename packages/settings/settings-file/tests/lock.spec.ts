@@ -1,34 +1,42 @@
 import fs from 'node:fs'
 /**
- * The document lock (src/lock.ts) on a real file system: taking, waiting, releasing,
- * taking over a lock (or a claim) whose owner is certainly gone and never one whose
- * owner may live, unreadable lock files, failing steps, and real processes SIGKILLed
- * at every step of the protocol. Forced interleavings of simulated acquirers are in
- * lock-interleavings.spec.ts.
+ * The portable document lock (src/store/lock-portable.ts, forced here with
+ * DSH_SETTINGS_PORTABLE_FS=1, which the children inherit) on a real file system: taking,
+ * waiting, releasing, taking over a lock (or a claim) whose owner is certainly gone and
+ * never one whose owner may live, unreadable lock files, failing steps, and real processes
+ * SIGKILLed at every step of the protocol. Forced interleavings of simulated acquirers are
+ * in lock-interleavings.spec.ts; the flock lock is in lock-flock.spec.ts.
  *
  * Every test makes its own directory (and kills only the children it spawned, by pid),
  * so the kill tests can run concurrently.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it, vi, type TestContext } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi, type TestContext } from 'vitest'
 import { deadPid, spawnIdle } from './processes-helpers.ts'
-import { AS_ROOT, USER } from './user-home.ts'
-import { SettingsLockTimeoutError } from 'dsh-settings-file'
-import { sweepLeftovers } from '../src/leftovers.ts'
-import { acquireLock, StandingRecord, type HeldLock, type LockOptions, type LockStep } from '../src/lock.ts'
-import { currentOwner, processStartTime, type LockOwner } from '../src/owner.ts'
+import { LockTimeoutError } from '../src/store/errors.ts'
+import { sweepLeftovers } from '../src/store/leftovers.ts'
+import { acquireLock, StandingRecord, type HeldLock, type LockOptions, type LockStep } from '../src/store/lock.ts'
+import { currentOwner, processStartTime, type LockOwner } from '../src/store/owner.ts'
 import { endChildren, eventually } from 'dsh-testing'
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
 const childScript = (name: string) => fileURLToPath(new URL(`./children/${name}.ts`, import.meta.url))
 const NONCE = /^[0-9a-f]{18}$/
 const TEMP = /^\.(.+)\.([0-9a-f]{8})\.(\d+)\.(\d+|x)\.[0-9a-f]{12}\.tmp$/
+
+// The portable lock on every take of this file (and of the children it starts, which inherit the environment).
+const portableBefore = process.env.DSH_SETTINGS_PORTABLE_FS
+beforeAll(() => void (process.env.DSH_SETTINGS_PORTABLE_FS = '1'))
+afterAll(() => {
+  if (portableBefore === undefined) delete process.env.DSH_SETTINGS_PORTABLE_FS
+  else process.env.DSH_SETTINGS_PORTABLE_FS = portableBefore
+})
 
 interface Fixture {
   dir: string
@@ -102,10 +110,10 @@ async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   )
 }
 
-async function timeoutOf(promise: Promise<unknown>): Promise<SettingsLockTimeoutError> {
+async function timeoutOf(promise: Promise<unknown>): Promise<LockTimeoutError> {
   const error = await rejectionOf(promise)
-  expect(error).toBeInstanceOf(SettingsLockTimeoutError)
-  return error as SettingsLockTimeoutError
+  expect(error).toBeInstanceOf(LockTimeoutError)
+  return error as LockTimeoutError
 }
 
 /** A child script of tests/children, run through tsx; `prefix` runs it under another command (e.g. `sh -c 'ulimit ...'`). */
@@ -145,7 +153,7 @@ describe('taking and releasing', () => {
     const f = await fixture(context)
     const lock = await f.take()
     const record = await f.readRecord()
-    expect(record).toEqual({ ...currentOwner(), nonce: expect.stringMatching(NONCE) })
+    expect(record).toEqual({ ...currentOwner(), nonce: expect.stringMatching(NONCE), lock: 'portable' })
     expect(record.startTime).toBe(processStartTime(process.pid))
     expect(lock.owner).toEqual(record)
     expect(await lock.holds()).toBe(true)
@@ -220,7 +228,7 @@ describe('taking and releasing', () => {
     const isGone = (owner: LockOwner) => gone.has(owner.pid)
     const a = await f.take(0, { owner: { pid: 1001, hostname: 'simulated' }, isGone })
     expect(await a.holds()).toBe(true)
-    expect(a.owner).toEqual({ pid: 1001, hostname: 'simulated', nonce: expect.stringMatching(NONCE) })
+    expect(a.owner).toEqual({ pid: 1001, hostname: 'simulated', nonce: expect.stringMatching(NONCE), lock: 'portable' })
     // While its owner counts as alive, nobody takes it.
     const error = await timeoutOf(acquireLock(f.lockPath, f.options(0, { owner: { pid: 1002, hostname: 'simulated' }, isGone })))
     expect(error.owner).toEqual(a.owner)
@@ -341,7 +349,7 @@ describe('never breaking a lock whose owner may be alive', () => {
     const f = await fixture(context)
     const lock = await f.take()
     const error = await timeoutOf(acquireLock(f.lockPath, f.options(200)))
-    expect(error.code).toBe('SETTINGS_LOCK_TIMEOUT')
+    expect(error.code).toBe('LOCK_TIMEOUT')
     expect(error.file).toBe(f.file)
     expect(error.owner).toEqual(lock.owner)
     expect(error.message).toContain(f.file)
@@ -360,7 +368,7 @@ describe('never breaking a lock whose owner may be alive', () => {
     })
     expect(ready).toBe(`@@ready ${JSON.stringify({ pid: holder.pid })}`)
     const record = await readFile(f.lockPath, 'utf8')
-    expect(JSON.parse(record)).toEqual({ ...currentOwner(), pid: holder.pid, startTime: processStartTime(holder.pid!), nonce: expect.stringMatching(NONCE) })
+    expect(JSON.parse(record)).toEqual({ ...currentOwner(), pid: holder.pid, startTime: processStartTime(holder.pid!), nonce: expect.stringMatching(NONCE), lock: 'portable' })
     const error = await timeoutOf(acquireLock(f.lockPath, f.options(300)))
     expect(error.owner?.pid).toBe(holder.pid)
     expect(await readFile(f.lockPath, 'utf8')).toBe(record)
@@ -399,148 +407,35 @@ describe('never breaking a lock whose owner may be alive', () => {
   })
 })
 
-describe('a standing record (written once, linked at every take)', () => {
-  /** A standing record kept in `records/` of the fixture's folder, and the steps each take went through. */
-  async function standing(f: Fixture, folder: () => string | undefined = () => join(f.dir, 'records')) {
-    await mkdir(join(f.dir, 'records'), { recursive: true })
-    const record = new StandingRecord(currentOwner(), folder)
-    const steps: string[] = []
-    const more = (): Partial<LockOptions> => ({ record, step: (step) => void steps.push(step) })
-    return { record, steps, more, records: async () => (await readdir(join(f.dir, 'records'))).sort() }
-  }
-
-  it('is written once: every later take is one link of the same file, with one nonce, and release leaves the record', async (context) => {
+describe('a standing record (a long-lived writer\'s owner)', () => {
+  it('names the writer in every take, each with a nonce of its own, and stands nowhere on disk', async (context) => {
     const f = await fixture(context)
-    const s = await standing(f)
+    const record = new StandingRecord({ ...currentOwner(), nonce: 'ignored' }, () => f.dir)
     const nonces = new Set<string>()
-    for (let take = 0; take < 4; take++) {
-      s.steps.length = 0
-      const lock = await f.take(1000, s.more())
-      expect(s.steps).toEqual(take === 0 ? ['write-record', 'link'] : ['link'])
-      expect(await lock.holds()).toBe(true)
-      const record = await f.readRecord()
-      expect(record).toEqual(s.record.owner)
-      nonces.add(record.nonce)
-      // The lock is the record's own file, and nothing else stands beside it.
-      const [name] = await s.records()
-      expect(name).toMatch(TEMP)
-      expect((await stat(f.lockPath)).ino).toBe((await stat(join(f.dir, 'records', name!))).ino)
-      expect(await f.listing()).toEqual(['records', 'settings.yaml.lock'])
+    for (let take = 0; take < 3; take++) {
+      const lock = await f.take(1000, { record })
+      const { nonce, ...rest } = await f.readRecord()
+      expect(rest).toEqual({ ...currentOwner(), lock: 'portable' })
+      nonces.add(nonce)
+      expect(await f.listing()).toEqual(['settings.yaml.lock'])
       await lock.release()
-      expect(await lock.holds()).toBe(false)
-      expect(await f.listing()).toEqual(['records'])
-      expect(await s.records()).toEqual([name])
+      expect(await f.listing()).toEqual([])
     }
-    expect(nonces.size).toBe(1)
-    s.record.drop()
-    expect(await s.records()).toEqual([])
+    expect(nonces.size).toBe(3)
+    expect(nonces.has('ignored')).toBe(false)
+    record.drop()
   })
 
-  it('is written again when it was removed by hand between two takes', async (context) => {
+  it('waits while another writer holds the lock, and takes a lock whose owner is certainly gone over', async (context) => {
     const f = await fixture(context)
-    const s = await standing(f)
-    await (await f.take(1000, s.more())).release()
-    const [first] = await s.records()
-    await rm(join(f.dir, 'records', first!))
-    s.steps.length = 0
-    const lock = await f.take(1000, s.more())
-    expect(s.steps).toEqual(['link', 'write-record', 'link'])
-    expect(await lock.holds()).toBe(true)
-    expect(await s.records()).toHaveLength(1)
-    await lock.release()
-    expect(await f.listing()).toEqual(['records'])
-  })
-
-  it('keeps a lock held when the record is removed while it is held: holds() stays true and release removes the lock', async (context) => {
-    const f = await fixture(context)
-    const s = await standing(f)
-    const lock = await f.take(1000, s.more())
-    const [name] = await s.records()
-    await rm(join(f.dir, 'records', name!))
-    expect(await lock.holds()).toBe(true)
-    await lock.release()
-    expect(existsSync(f.lockPath)).toBe(false)
-  })
-
-  it('never removes a lock another writer holds: release after a replacement (a rename, as a take-over makes it) spares it', async (context) => {
-    const f = await fixture(context)
-    const s = await standing(f)
-    const lock = await f.take(1000, s.more())
-    const other = await f.plant({ pid: 424242, hostname: `not-${hostname()}.invalid`, nonce: 'abcdef' }, join(f.dir, 'replacement'))
-    fs.renameSync(join(f.dir, 'replacement'), f.lockPath)
-    expect(await lock.holds()).toBe(false)
-    await lock.release()
-    expect(await readFile(f.lockPath, 'utf8')).toBe(other)
-  })
-
-  it('falls back to a record of the take\'s own while it may not stand anywhere, and holds and releases by its nonce', async (context) => {
-    const f = await fixture(context)
-    const s = await standing(f, () => undefined)
-    const lock = await f.take(1000, s.more())
-    expect(s.steps).toEqual(['write-record', 'link', 'drop-temp'])
-    expect(await f.readRecord()).toEqual(s.record.owner)
-    expect(await lock.holds()).toBe(true)
-    await lock.release()
-    expect(await f.listing()).toEqual(['records'])
-  })
-
-  it('falls back to a record of the take\'s own when its folder is on another file system (a link cannot cross)', async (context) => {
-    const f = await fixture(context)
-    const elsewhere = await mkdtemp('/dev/shm/dsh-lock-record-')
-    context.onTestFinished(() => rm(elsewhere, { recursive: true, force: true }))
-    // The premise: /dev/shm (tmpfs) is another file system than the test's folder.
-    expect((await stat(elsewhere)).dev).not.toBe((await stat(f.dir)).dev)
-    const s = await standing(f, () => elsewhere)
-    const lock = await f.take(1000, s.more())
-    // The standing record's link fails; a record of the take's own is linked instead.
-    expect(s.steps).toEqual(['write-record', 'link', 'link', 'drop-temp'])
-    expect(await lock.holds()).toBe(true)
-    // The record made for the failed link is gone again.
-    expect(await readdir(elsewhere)).toEqual([])
-    await lock.release()
-    expect(await f.listing()).toEqual(['records'])
-    // That lock is not tried with the record again: the next take writes a record of its own at once.
-    s.steps.length = 0
-    const next = await f.take(1000, s.more())
-    expect(s.steps).toEqual(['write-record', 'link', 'drop-temp'])
-    expect(await readdir(elsewhere)).toEqual([])
-    await next.release()
-  })
-
-  it('is written again, given to the new owner, when the owner to give changes (a root host writing for another user)', async (context) => {
-    const f = await fixture(context)
-    const s = await standing(f)
-    const first = USER
-    await (await f.take(1000, { ...s.more(), give: AS_ROOT ? first : undefined })).release()
-    const [old] = await s.records()
-    expect((await stat(join(f.dir, 'records', old!))).uid).toBe(first.uid)
-    // Another owner to give (root's own files: nothing given): a fresh record, the old one gone.
-    s.steps.length = 0
-    const other = AS_ROOT ? { uid: 65533, gid: 65533 } : undefined
-    const lock = await f.take(1000, { ...s.more(), give: other })
-    expect(s.steps).toEqual(AS_ROOT ? ['write-record', 'link'] : ['link'])
-    const [now] = await s.records()
-    if (AS_ROOT) {
-      expect(now).not.toBe(old)
-      expect((await stat(join(f.dir, 'records', now!))).uid).toBe(65533)
-      expect((await stat(f.lockPath)).uid).toBe(65533)
-    }
-    await lock.release()
-  })
-
-  it('waits while another writer holds the lock, and takes a lock whose owner is certainly gone over by its nonce', async (context) => {
-    const f = await fixture(context)
-    const s = await standing(f)
+    const record = new StandingRecord(currentOwner())
     await f.plant(await deadRecord(f, 'dead0001'))
-    const lock = await f.take(1000, s.more())
+    const lock = await f.take(1000, { record })
     expect(lock.tookOver).toBe(true)
-    expect(await f.readRecord()).toEqual(s.record.owner)
-    expect(await lock.holds()).toBe(true)
+    expect(await f.readRecord()).toEqual(lock.owner)
     await lock.release()
-    expect(await f.listing()).toEqual(['records'])
-    // A live holder is waited for: the standing record's take times out on it.
     const held = await f.take(1000)
-    const error = await timeoutOf(acquireLock(f.lockPath, f.options(50, s.more())))
+    const error = await timeoutOf(acquireLock(f.lockPath, f.options(50, { record })))
     expect(error.owner).toEqual(held.owner)
   })
 })
@@ -557,7 +452,7 @@ describe('an empty or unreadable lock file', () => {
     const f = await fixture(context)
     await f.plant(text)
     const error = await timeoutOf(acquireLock(f.lockPath, f.options(200)))
-    expect(error.code).toBe('SETTINGS_LOCK_TIMEOUT')
+    expect(error.code).toBe('LOCK_TIMEOUT')
     expect(error.owner).toBeUndefined()
     expect(error.message).toContain('an unknown owner')
     expect(await readFile(f.lockPath, 'utf8')).toBe(text)
@@ -587,7 +482,7 @@ describe('an empty or unreadable lock file', () => {
 const enospc = () => Object.assign(new Error('ENOSPC: no space left on device (simulated)'), { code: 'ENOSPC' })
 
 describe('a step or a write that fails', () => {
-  it.for<LockStep>(['write-record', 'link'])('fails at %s without leaving a lock or a temp file, and the next acquire works', async (failAt, context) => {
+  it.for<LockStep>(['write-record', 'create'])('fails at %s without leaving a lock or a temp file, and the next acquire works', async (failAt, context) => {
     const f = await fixture(context)
     const thrown = enospc()
     const error = await rejectionOf(
@@ -606,7 +501,7 @@ describe('a step or a write that fails', () => {
 
   it.for<[LockStep, number]>([
     ['write-record', 2],
-    ['link', 2],
+    ['create', 2],
     ['verify', 1],
     ['replace', 1],
   ])('fails at %s #%i of a take-over leaving the stale lock as it was and no claim or temp, and the next acquire takes over', async ([failAt, nth], context) => {
@@ -635,14 +530,14 @@ describe('a step or a write that fails', () => {
     const child = startChild(f, 'lock-step-killer', [f.lockPath, f.file, '-', '0'], ['sh', '-c', 'ulimit -f 0 && exec "$0" "$@"'])
     const result = await child.result
     expect(await child.exited).toEqual({ code: 0, signal: null })
-    expect(result).toMatchObject({ acquired: false, error: { code: 'EFBIG' }, trace: ['write-record lock'] })
+    expect(result).toMatchObject({ acquired: false, error: { code: 'EFBIG' }, trace: ['write-record lock', 'create lock'] })
     expect(await f.listing()).toEqual([])
   })
 
   it.for<[string, boolean, number]>([
     ['the lock record', false, 1],
-    ['the claim record of a take-over', true, 2],
-    ['the replacing record of a take-over', true, 3],
+    ['the claim record of a take-over', true, 1],
+    ['the replacing record of a take-over', true, 2],
   ])('leaves no temp file when writing %s fails (ENOSPC from the write itself)', async ([, stale, nth], context) => {
     const f = await fixture(context)
     const staleText = stale ? await f.plant(await deadRecord(f, 'dead0001')) : undefined
@@ -683,8 +578,7 @@ const KILL_PATHS = {
     claimant: false,
     steps: [
       ['write-record lock', ''],
-      ['link lock', 'lock-temp:child'],
-      ['drop-temp lock', 'lock:child lock-temp:child'],
+      ['create lock', ''],
       ['release lock', 'lock:child'],
       ['inspect lock', 'lock:child'],
     ],
@@ -694,13 +588,11 @@ const KILL_PATHS = {
     claimant: false,
     steps: [
       ['write-record lock', 'lock:stale'],
-      ['link lock', 'lock:stale lock-temp:child'],
-      ['drop-temp lock', 'lock:stale lock-temp:child'],
+      ['create lock', 'lock:stale'],
       ['inspect lock', 'lock:stale'],
       ['claim claim', 'lock:stale'],
       ['write-record claim', 'lock:stale'],
-      ['link claim', 'lock:stale claim-temp:child'],
-      ['drop-temp claim', 'lock:stale claim:child claim-temp:child'],
+      ['create claim', 'lock:stale'],
       ['verify lock', 'lock:stale claim:child'],
       ['inspect lock', 'lock:stale claim:child'],
       ['replace lock', 'lock:stale claim:child lock-temp:child'],
@@ -715,18 +607,15 @@ const KILL_PATHS = {
     claimant: true,
     steps: [
       ['write-record lock', 'lock:stale claim:claimant'],
-      ['link lock', 'lock:stale claim:claimant lock-temp:child'],
-      ['drop-temp lock', 'lock:stale claim:claimant lock-temp:child'],
+      ['create lock', 'lock:stale claim:claimant'],
       ['inspect lock', 'lock:stale claim:claimant'],
       ['claim claim', 'lock:stale claim:claimant'],
       ['write-record claim', 'lock:stale claim:claimant'],
-      ['link claim', 'lock:stale claim:claimant claim-temp:child'],
-      ['drop-temp claim', 'lock:stale claim:claimant claim-temp:child'],
+      ['create claim', 'lock:stale claim:claimant'],
       ['inspect claim', 'lock:stale claim:claimant'],
       ['claim claim.claim', 'lock:stale claim:claimant'],
       ['write-record claim.claim', 'lock:stale claim:claimant'],
-      ['link claim.claim', 'lock:stale claim:claimant claim.claim-temp:child'],
-      ['drop-temp claim.claim', 'lock:stale claim:claimant claim.claim:child claim.claim-temp:child'],
+      ['create claim.claim', 'lock:stale claim:claimant'],
       ['verify claim', 'lock:stale claim:claimant claim.claim:child'],
       ['inspect claim', 'lock:stale claim:claimant claim.claim:child'],
       ['replace claim', 'lock:stale claim:claimant claim.claim:child claim-temp:child'],
@@ -929,8 +818,8 @@ describe('taking turns: a waiter reserves the next turn', () => {
 
   it.concurrent.for<[string, number, string]>([
     ['reserve@next', 1, ''],
-    ['link@next', 1, 'next-temp'],
-    ['drop-temp@next', 1, 'next next-temp'],
+    ['write-record@next', 1, ''],
+    ['create@next', 1, ''],
     ['unreserve@next', 1, 'lock next'],
   ])('a waiter SIGKILLed at %s #%i leaves what the next acquirer clears: the lock at once, nothing after the sweep', async ([killAt, nth, left], context) => {
     const { expect } = context

@@ -7,11 +7,11 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { blockChildren } from '../src/block-pieces.ts'
-import { editNested, NESTED_MIN_BYTES } from '../src/nested-edit.ts'
-import { parseSettings } from '../src/parse.ts'
-import { rereadChanged } from '../src/reread.ts'
-import { renderYaml } from '../src/serialize.ts'
+import { blockChildren } from '../src/codec/block-pieces.ts'
+import { editNested, NESTED_MIN_BYTES } from '../src/codec/nested-edit.ts'
+import { parseSettings } from '../src/codec/parse.ts'
+import { rereadChanged } from '../src/codec/reread.ts'
+import { renderYaml } from '../src/codec/serialize.ts'
 
 /** Child shapes of the large section, each `[text, key]`: what a hand-written section holds. */
 const SHAPES: ((key: string) => string)[] = [

@@ -14,8 +14,8 @@ import { deferred } from 'dsh-testing'
 import { eventually, tempDir } from './file-harness.ts'
 import { bootProbed, editorSaves, truncateNow, type Probed, type StepHooks } from './probed.ts'
 import { deadPid } from './processes-helpers.ts'
-import { asideName, tempName } from '../src/leftovers.ts'
-import { currentOwner } from '../src/owner.ts'
+import { asideName, tempName } from '../src/store/leftovers.ts'
+import { currentOwner } from '../src/store/owner.ts'
 
 const sectionSchema = Schema.object({ n: Schema.natural().default(0), label: Schema.string().default('none'), token: Schema.string().role('secret') })
 

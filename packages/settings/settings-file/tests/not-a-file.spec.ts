@@ -13,7 +13,7 @@ import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SettingsScope } from 'dsh-settings'
 import { SettingsDocumentError, SettingsNotAFileError } from 'dsh-settings-file'
-import { settle } from 'dsh-testing'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { bootFile, eventually, fileFixture, type FileHarness } from './file-harness.ts'
 
 const schema = () => Schema.object({ limit: Schema.number().default(5) })
@@ -109,7 +109,7 @@ describe.each(SPECIALS)('$name at the document path', (special) => {
     expect(search.get().limit).toBe(1)
 
     // Many re-checks later, still the one warning (it names a state of the file, not each look at it).
-    await settle(200)
+    await sleep(200)
     expect(notAFileWarnings(fx.harness)).toHaveLength(1)
 
     await rm(document, { recursive: true })

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { eventually, endChildren } from 'dsh-testing'
 import { deadPid, spawnIdle } from './processes-helpers.ts'
-import { currentOwner, hostFacts, isOwnerGone, parseOwner, processStartTime, readProcStat } from '../src/owner.ts'
+import { currentOwner, hostFacts, isOwnerGone, parseOwner, processStartTime, readProcStat } from '../src/store/owner.ts'
 
 let dir: string
 const spawned: ChildProcess[] = []

@@ -1,12 +1,13 @@
 import { describe, expect, it, vi } from 'vitest'
-import { SettingsDocumentError } from '../src/errors.ts'
-import type { DocumentFormat } from '../src/format.ts'
-import { parseSettings } from '../src/parse.ts'
+import { DocumentError } from '../src/codec/errors.ts'
+import { SettingsDocumentError, settingsErrorOf } from '../src/provider/errors.ts'
+import type { DocumentFormat } from '../src/codec/format.ts'
+import { parseSettings } from '../src/codec/parse.ts'
 
 const FILE = '/home/user/.dsh/settings.yaml'
 const JSON_FILE = '/home/user/.dsh/settings.json'
 
-/** The error `parseSettings` throws for `text`, asserted to be a SettingsDocumentError. */
+/** The error `parseSettings` throws for `text` (the codec's DocumentError), as the provider gives it: a SettingsDocumentError. */
 function failure(text: string, format: DocumentFormat, file = format === 'json' ? JSON_FILE : FILE): SettingsDocumentError {
   let caught: unknown
   try {
@@ -14,6 +15,10 @@ function failure(text: string, format: DocumentFormat, file = format === 'json' 
   } catch (error) {
     caught = error
   }
+  expect(caught).toBeInstanceOf(DocumentError)
+  expect(caught).toMatchObject({ name: 'DocumentError', code: 'DOCUMENT_INVALID', file })
+  expect((caught as Error).message).toMatch(/^document /)
+  caught = settingsErrorOf(caught)
   expect(caught).toBeInstanceOf(SettingsDocumentError)
   const error = caught as SettingsDocumentError
   expect(error.name).toBe('SettingsDocumentError')

@@ -2,7 +2,7 @@ import { Context, type Fiber } from 'cordis'
 import { open, rename, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { SettingsProvider } from 'dsh-settings'
-import { FileSettingsProvider, type FileStep } from '../src/provider.ts'
+import { FileSettingsProvider, type FileStep } from '../src/provider/provider.ts'
 
 /** What a test runs at a step of the provider's writes; return normally to let the write go on. */
 export type StepHooks = Partial<Record<FileStep, () => void | Promise<void>>>

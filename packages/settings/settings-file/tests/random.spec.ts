@@ -3,7 +3,7 @@
  * give fresh digits of the asked length, also across refills of the pool.
  */
 import { describe, expect, it } from 'vitest'
-import { randomHex } from '../src/random.ts'
+import { randomHex } from '../src/store/random.ts'
 
 describe('randomHex', () => {
   it('gives hex digits of twice the asked length, never the same twice across many pool refills', () => {

@@ -2,22 +2,26 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { SettingsDocumentError, SettingsNotAMapError } from '../src/errors.ts'
-import { parseSettings } from '../src/parse.ts'
-import { renderYaml } from '../src/serialize.ts'
+import { DocumentNotAMapError } from '../src/codec/errors.ts'
+import { SettingsDocumentError, settingsErrorOf, SettingsNotAMapError } from '../src/provider/errors.ts'
+import { parseSettings } from '../src/codec/parse.ts'
+import { renderYaml } from '../src/codec/serialize.ts'
 import { bootFile, eventually, fileFixture, type FileHarness } from './file-harness.ts'
 
 const FILE = '/home/user/.dsh/settings.yaml'
 
 /** The refusal `parseSettings` gives `text`: a SettingsNotAMapError at `line`, `column` that quotes none of `hidden`. */
 function refusal(text: string, line: number, column: number, hidden: string[] = [], format: 'yaml' | 'json' = 'yaml'): SettingsNotAMapError {
-  const error = (() => {
+  const raised = (() => {
     try {
       return parseSettings(text, format, FILE)
     } catch (thrown) {
       return thrown
     }
-  })() as SettingsNotAMapError
+  })()
+  expect(raised).toBeInstanceOf(DocumentNotAMapError)
+  expect(raised).toMatchObject({ name: 'DocumentNotAMapError', code: 'DOCUMENT_NOT_A_MAP', file: FILE, position: { line, column } })
+  const error = settingsErrorOf(raised) as SettingsNotAMapError
   expect(error).toBeInstanceOf(SettingsNotAMapError)
   expect(error).toBeInstanceOf(SettingsDocumentError)
   expect(error).toMatchObject({ name: 'SettingsNotAMapError', code: 'SETTINGS_NOT_A_MAP', refusal: 'rejected', file: FILE, position: { line, column } })

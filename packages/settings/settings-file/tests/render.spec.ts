@@ -1,7 +1,7 @@
 import { parseDocument, type Scalar } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { parseSettings } from '../src/parse.ts'
-import { isInline, renderAfterColon, renderBlock, renderFlow, renderKey, renderScalar } from '../src/render.ts'
+import { parseSettings } from '../src/codec/parse.ts'
+import { isInline, renderAfterColon, renderBlock, renderFlow, renderKey, renderScalar } from '../src/codec/render.ts'
 
 /** The parsed scalar node of `k: <source>`, as the editor sees the value it replaces. */
 function scalarNode(source: string): Scalar {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseSettings, reparseChanged } from '../src/parse.ts'
+import { parseSettings, reparseChanged } from '../src/codec/parse.ts'
 
 /** A small YAML document of top-level entries, some with comments and blank lines between them. */
 const documentText = fc

@@ -14,12 +14,12 @@ import { chmod, chown, link, lstat, mkdir, mkdtemp, readdir, readFile, realpath,
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import Schema from 'schemastery'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import type { SettingsScope } from 'dsh-settings'
 import { plugWithSettings } from 'dsh-testing'
-import { SettingsUnsafeHistoryFileError } from '../src/errors.ts'
-import { DocumentHistory, historyStamp } from '../src/history.ts'
-import { acquireLock } from '../src/lock.ts'
+import { SettingsUnsafeHistoryFileError } from '../src/provider/errors.ts'
+import { DocumentHistory, historyStamp } from '../src/store/history.ts'
+import { acquireLock } from '../src/store/lock.ts'
 import { bootFile, eventually, type FileHarness } from './file-harness.ts'
 import { bootProbed, type Probed } from './probed.ts'
 import { AS_ROOT, ownersUnder, USER, userHome, type Owned } from './user-home.ts'
@@ -222,7 +222,15 @@ describe('history\'s own file operations', () => {
 })
 
 describe('the lock of a document in a user\'s home', () => {
-  it('gives the lock, a takeover\'s claim and a waiter\'s next-turn reservation to the document\'s owner', async () => {
+  it.each(['flock', 'portable'] as const)('gives the %s lock, a takeover\'s claim and a waiter\'s next-turn reservation to the document\'s owner', async (kind) => {
+    // The portable lock (forced) takes a stale lock over through a claim; the flock lock locks the stale file itself.
+    const portableBefore = process.env.DSH_SETTINGS_PORTABLE_FS
+    if (kind === 'portable') process.env.DSH_SETTINGS_PORTABLE_FS = '1'
+    else delete process.env.DSH_SETTINGS_PORTABLE_FS
+    onTestFinished(() => {
+      if (portableBefore === undefined) delete process.env.DSH_SETTINGS_PORTABLE_FS
+      else process.env.DSH_SETTINGS_PORTABLE_FS = portableBefore
+    })
     const lockPath = join(home.dir, 'settings.yaml.lock')
     const give = AS_ROOT ? USER : undefined
     const file = join(home.dir, 'settings.yaml')
@@ -236,10 +244,11 @@ describe('the lock of a document in a user\'s home', () => {
       isGone: () => true,
       step: async (step) => {
         // The stale lock itself is the test's until the takeover's rename replaces it.
-        if (step === 'verify' || step === 'replace') seen.push(...(await ownersUnder(home.dir)).filter((owned) => owned.path !== lockPath))
+        if ((step === 'verify' && kind === 'portable') || step === 'replace' || step === 'release') seen.push(...(await ownersUnder(home.dir)).filter((owned) => owned.path !== lockPath))
       },
     })
-    expect(seen.map((owned) => basename(owned.path))).toContain('settings.yaml.lock.claim-ab12')
+    if (kind === 'portable') expect(seen.map((owned) => basename(owned.path))).toContain('settings.yaml.lock.claim-ab12')
+    expect(first.owner.lock).toBe(kind)
     seen.push(...(await ownersUnder(home.dir)))
     // A second writer waits on the live lock and reserves the next turn.
     const second = acquireLock(lockPath, { timeoutMs: 5000, file, give })

@@ -11,12 +11,12 @@ import { dump } from 'js-yaml'
 import { dataEqual } from 'dsh-settings'
 import { describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
-import type { DocumentEdit } from '../src/diff.ts'
-import { parseSettings, parseYaml, YAML_OPTIONS } from '../src/parse.ts'
-import { editScalarsInPlace } from '../src/scalar-edit.ts'
-import { renderYaml } from '../src/serialize.ts'
-import { YamlEditor } from '../src/yaml-edit.ts'
-import { readYamlData } from '../src/yaml-fast-read.ts'
+import type { DocumentEdit } from '../src/codec/diff.ts'
+import { parseSettings, parseYaml, YAML_OPTIONS } from '../src/codec/parse.ts'
+import { editScalarsInPlace } from '../src/codec/scalar-edit.ts'
+import { renderYaml } from '../src/codec/serialize.ts'
+import { YamlEditor } from '../src/codec/yaml-edit.ts'
+import { readYamlData } from '../src/codec/yaml-fast-read.ts'
 
 type Scalar = string | number | boolean | null
 

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { DocumentEdit } from '../src/diff.ts'
-import { parseSettings } from '../src/parse.ts'
-import { renderDocument, renderJson, renderYaml } from '../src/serialize.ts'
+import type { DocumentEdit } from '../src/codec/diff.ts'
+import { parseSettings } from '../src/codec/parse.ts'
+import { renderDocument, renderJson, renderYaml } from '../src/codec/serialize.ts'
 
 // The in-place editor can be told to fail, so the fresh-render fallback is
 // exercised on purpose; by default it is the real editor.
 const editor = vi.hoisted(() => ({ mode: 'real' as 'real' | 'throw' | 'unchanged' | 'unparsable' | 'fixed', calls: 0, fixed: '' }))
 
-vi.mock('../src/yaml-edit.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/yaml-edit.ts')>()
+vi.mock('../src/codec/yaml-edit.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/codec/yaml-edit.ts')>()
   class YamlEditor extends actual.YamlEditor {
     private readonly source: string
     constructor(...args: ConstructorParameters<typeof actual.YamlEditor>) {
@@ -97,6 +97,8 @@ describe('renderDocument', () => {
 }
 `,
       preserved: true,
+      // The next write starts from the data this text was made from: it reads back as that.
+      parsed: { data: next },
     })
     expect(parseSettings(rendered.text, 'json', 'settings.json').data).toStrictEqual(next)
   })
@@ -106,6 +108,7 @@ describe('renderDocument', () => {
     expect(renderDocument('json', '', parsed, { chat: { model: 'o3' } })).toStrictEqual({
       text: '{\n  "chat": {\n    "model": "o3"\n  }\n}\n',
       preserved: true,
+      parsed: { data: { chat: { model: 'o3' } } },
     })
   })
 
@@ -157,11 +160,13 @@ describe('renderYaml: editing only the entries a write changes', () => {
     expect(current).toBe('# settings\n\nalpha:\n  n: 1   # one\n\n# the second\nbeta:\n  list: []\ngamma:\n  s: "a much longer string than before"\n')
   })
 
-  it('edits the whole document when a write adds or removes a top-level key', () => {
+  it('adds a top-level key to the last entry alone, and edits the whole document when a write removes one', () => {
     const parsed = parseSettings(text, 'yaml', 'settings.yaml')
     const added = renderYaml(text, parsed, { ...parsed.data, delta: { on: true } })
     expect(reparse(added.text)).toStrictEqual({ ...parsed.data, delta: { on: true } })
-    expect(added.parsed?.yaml).toBeDefined()
+    // The entries before the last are not read: the text keeps them, the parse hands on where each stands.
+    expect(added.parsed && Object.hasOwn(added.parsed, 'yaml')).toBe(false)
+    expect(added.parsed?.segments?.map((segment) => segment.key)).toStrictEqual([...Object.keys(parsed.data), 'delta'])
     const { gamma: _gone, ...rest } = parsed.data
     const removed = renderYaml(text, parsed, rest)
     expect(reparse(removed.text)).toStrictEqual(rest)

@@ -9,7 +9,7 @@ import { appendFile, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { readVersion, SYNC_READ_LIMIT } from '../src/version.ts'
+import { readVersion, SYNC_READ_LIMIT } from '../src/store/version.ts'
 
 let dir: string
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { parseSettings } from '../src/parse.ts'
-import { renderYaml, type Rendered } from '../src/serialize.ts'
+import { parseSettings } from '../src/codec/parse.ts'
+import { renderYaml, type Rendered } from '../src/codec/serialize.ts'
 
 // Byte-stable YAML edits, checked against hand-written documents in ./fixtures.
 // Every expected text is the original with exactly the intended lines changed

@@ -8,9 +8,9 @@
  */
 import { dataEqual } from 'dsh-settings'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SettingsDocumentCannotHoldError } from '../src/errors.ts'
-import { parseSettings } from '../src/parse.ts'
-import { renderYaml } from '../src/serialize.ts'
+import { DocumentCannotHoldError } from '../src/codec/errors.ts'
+import { parseSettings } from '../src/codec/parse.ts'
+import { renderYaml } from '../src/codec/serialize.ts'
 import { keepsBytesOutside } from './kept-bytes.ts'
 import { aliasWindows, OPERATIONS, planEdit, rootShape, suiteCases, type Operation } from './suite-edits.ts'
 
@@ -38,7 +38,7 @@ function loadOutcome(yaml: string): string {
     return rootShape(parsed.yaml!)
   } catch (error) {
     const { code, message } = error as { code?: string; message: string }
-    if (code === 'SETTINGS_NOT_A_MAP') return /tag/.test(message) ? 'refused: tagged root' : /sequence/.test(message) ? 'refused: a sequence' : 'refused: a scalar'
+    if (code === 'DOCUMENT_NOT_A_MAP') return /tag/.test(message) ? 'refused: tagged root' : /sequence/.test(message) ? 'refused: a sequence' : 'refused: a scalar'
     return /MULTIPLE_DOCS/.test(message) ? 'refused: several documents' : 'refused: does not parse'
   }
 }
@@ -53,7 +53,7 @@ function outcome(operation: Operation, yaml: string): Outcome {
     if (!rendered.preserved) return 'rendered afresh'
     text = rendered.text
   } catch (error) {
-    if (error instanceof SettingsDocumentCannotHoldError) return 'refused'
+    if (error instanceof DocumentCannotHoldError) return 'refused'
     throw error
   }
   let read: ReturnType<typeof parseSettings>

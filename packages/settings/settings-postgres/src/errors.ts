@@ -121,7 +121,7 @@ export class SettingsDatabaseCannotHoldError extends SettingsStoreError {
   readonly reason: UnholdableReason
 
   constructor(database: string, section: { ns: string; scope?: string }, place: UnholdablePlace) {
-    const where = `section ${JSON.stringify(section.ns)}${section.scope === undefined ? '' : ` in scope ${section.scope}`}`
+    const where = sectionLabel(section)
     super(
       'SETTINGS_DATABASE_CANNOT_HOLD',
       `PostgreSQL at ${database} cannot hold the ${place.kind} at ${formatPath(place.path.map(shortKey))} of ${where}: it contains ${UNHOLDABLE_TEXT[place.reason]}, which jsonb cannot store; nothing of this write was stored`,
@@ -132,5 +132,94 @@ export class SettingsDatabaseCannotHoldError extends SettingsStoreError {
     if (section.scope !== undefined) this.scope = section.scope
     this.path = place.path.map(String)
     this.reason = place.reason
+  }
+}
+
+/** `section "ns"` or `section "ns" in scope s`, as messages name a section. */
+export function sectionLabel(key: { ns: string; scope?: string }): string {
+  return `section ${JSON.stringify(key.ns)}${key.scope === undefined ? '' : ` in scope ${key.scope}`}`
+}
+
+/**
+ * A write would store a secret while this host has no usable at-rest key
+ * (`DSH_SETTINGS_SECRET_KEY` unset, or not 32 bytes): a PostgreSQL row never
+ * holds a secret in plain text, so that write alone is refused (`rejected`),
+ * nothing of it stored. The message says how to configure the key and names
+ * the secret's place, never its value.
+ */
+export class SettingsNoSecretKeyError extends SettingsStoreError {
+  override readonly name = 'SettingsNoSecretKeyError'
+  declare readonly code: 'SETTINGS_NO_SECRET_KEY'
+  readonly ns: string
+  readonly scope?: string
+  /** The secret's place inside the section (array indexes as strings). */
+  readonly path: string[]
+  constructor(database: string, key: { ns: string; scope?: string }, path: readonly string[], why: string) {
+    super(
+      'SETTINGS_NO_SECRET_KEY',
+      `PostgreSQL at ${database} will not store the secret at ${formatPath(path)} of ${sectionLabel(key)} in plain text, and ${why}: ` +
+        'set DSH_SETTINGS_SECRET_KEY in the environment of every host of this deployment to one shared key of 32 bytes ' +
+        '(64 hex digits or base64, made with `openssl rand -hex 32`) and restart them; nothing of this write was stored',
+      database,
+      { refusal: 'rejected' },
+    )
+    this.ns = key.ns
+    if (key.scope !== undefined) this.scope = key.scope
+    this.path = [...path]
+  }
+}
+
+/**
+ * A write would change (or remove) a value the row takes from the host, a
+ * `{ "$env": … }` or `{ "$file": … }` reference: such a value is read-only
+ * through the seam (`rejected`). The message names the place and the
+ * reference's kind and name, never a value.
+ */
+export class SettingsSecretReadOnlyError extends SettingsStoreError {
+  override readonly name = 'SettingsSecretReadOnlyError'
+  declare readonly code: 'SETTINGS_SECRET_READ_ONLY'
+  readonly ns: string
+  readonly scope?: string
+  readonly path: string[]
+  /** Where the value comes from: the kind and the variable's name or the file's path. */
+  readonly reference: { kind: 'env' | 'file'; name: string }
+  constructor(database: string, key: { ns: string; scope?: string }, path: readonly string[], reference: { kind: 'env' | 'file'; name: string }, formatted: string) {
+    const from = reference.kind === 'env' ? 'the environment variable' : 'the file'
+    super(
+      'SETTINGS_SECRET_READ_ONLY',
+      `the value at ${formatPath(path)} of ${sectionLabel(key)} comes from ${from} of each host (${formatted}) and cannot be changed through the settings: ` +
+        `change ${reference.kind === 'env' ? 'the variable' : 'the file'} on the hosts, or replace the reference in the row of PostgreSQL at ${database}`,
+      database,
+      { refusal: 'rejected' },
+    )
+    this.ns = key.ns
+    if (key.scope !== undefined) this.scope = key.scope
+    this.path = [...path]
+    this.reference = { kind: reference.kind, name: reference.name }
+  }
+}
+
+/**
+ * A write would store a section whose secret this host could not read (a box
+ * its key does not open, a reference that does not resolve here): storing it
+ * would overwrite the value other hosts read, so that write is refused
+ * (`rejected`). The message names the place, never a value or a box.
+ */
+export class SettingsSecretUnreadableError extends SettingsStoreError {
+  override readonly name = 'SettingsSecretUnreadableError'
+  declare readonly code: 'SETTINGS_SECRET_UNREADABLE'
+  readonly ns: string
+  readonly scope?: string
+  readonly path: string[]
+  constructor(database: string, key: { ns: string; scope?: string }, path: readonly string[], problem: string) {
+    super(
+      'SETTINGS_SECRET_UNREADABLE',
+      `this host cannot read the value at ${formatPath(path)} of ${sectionLabel(key)} (${problem}), so it will not overwrite it in PostgreSQL at ${database}; nothing of this write was stored`,
+      database,
+      { refusal: 'rejected' },
+    )
+    this.ns = key.ns
+    if (key.scope !== undefined) this.scope = key.scope
+    this.path = [...path]
   }
 }

@@ -10,6 +10,7 @@ import {
   type JsonObject,
   type SectionKey,
   type SettingsDocument,
+  type SettingsSecretOrigin,
   type SettingsSectionVersion,
   type SettingsStoreResult,
   type SettingsTransaction,
@@ -19,6 +20,7 @@ import { ChangeFeed } from './feed.ts'
 import { unholdablePlace } from './holdable.ts'
 import { applyRows, changesOf, rowsFor, versionKey, versionsOf, withRows, type SectionRow } from './rows.ts'
 import { migrations, SCHEMA_VERSION, statements, TABLE_PREFIX_PATTERN, tableNames, tablesFor, type Tables } from './sql.ts'
+import { RowSecrets } from './secrets.ts'
 import { retryUntilStarted } from './start.ts'
 import { databaseLabel, databaseUser } from './target.ts'
 
@@ -77,6 +79,8 @@ export class PostgresSettingsProvider extends SettingsProvider {
   private readonly starting = new AbortController()
   /** The last start attempt's failure, until an attempt succeeds. */
   private lastStartFailure: SettingsStoreError | undefined
+  /** Secrets in rows: boxes opened and references resolved on this host, sealed and written back on a write. */
+  private readonly secrets: RowSecrets
 
   constructor(ctx: Context, config: PostgresSettingsProvider.Config) {
     super(ctx)
@@ -86,11 +90,21 @@ export class PostgresSettingsProvider extends SettingsProvider {
     this.database = databaseLabel(config.url)
     this.tables = tablesFor(table)
     this.sql = statements(this.tables)
+    this.secrets = new RowSecrets({ document: this.config.document, database: this.database, env: this.environment, warn: (message) => ctx.logger('settings').warn(message) })
     // cordis lets a service's start finish before it runs the effects of its disposal: the disposal itself is heard
     // here, so a start still retrying stops at once instead of holding the disposal (and the host's exit) forever.
     ctx.on('internal/plugin', (fiber) => {
       if (fiber === ctx.fiber && fiber.uid === null) this.starting.abort()
     })
+  }
+
+  /**
+   * This host's environment, read once at construction for the at-rest key
+   * (`DSH_SETTINGS_SECRET_KEY`) and at every read for `$env` references:
+   * `process.env`. A subclass may give another (an embedding host, a test).
+   */
+  protected get environment(): Readonly<Record<string, string | undefined>> {
+    return process.env
   }
 
   /** While the start is still retrying, why: the last attempt's failure (database named, never its password). */
@@ -150,12 +164,13 @@ export class PostgresSettingsProvider extends SettingsProvider {
       await this.migrate()
       // Listening before the read: a change committed after it is announced, one before it is in it.
       await feed.start()
-      const rows = await this.read('load the settings document', 0)
+      const stored = await this.read('load the settings document', 0)
+      const rows = await this.secrets.reveal(stored)
       this.cache = {}
       applyRows(this.cache, rows)
       this.versions = new Map()
       withRows(this.versions, rows)
-      this.seen = rows.reduce((max, row) => Math.max(max, row.version), 0)
+      this.seen = stored.reduce((max, row) => Math.max(max, row.version), 0)
     } catch (error) {
       await feed.stop()
       await pool.end().catch(() => {})
@@ -268,13 +283,13 @@ export class PostgresSettingsProvider extends SettingsProvider {
   /** Fold in the sections newer than the last version this host saw, and publish them with their versions. */
   private async catchUp(): Promise<void> {
     const rows = await this.read('read the latest changes', this.seen)
-    if (!rows.length) return
-    this.take(rows)
+    await this.take(rows)
   }
 
-  /** Fold rows another host stored into this host's cache, then hand them to the seam with their versions. */
-  private take(rows: readonly SectionRow[]): void {
-    if (!rows.length) return
+  /** Fold rows another host stored into this host's cache (secrets read on this host), then hand them to the seam with their versions. */
+  private async take(stored: readonly SectionRow[]): Promise<void> {
+    if (!stored.length) return
+    const rows = await this.secrets.reveal(stored)
     applyRows(this.cache, rows)
     withRows(this.versions, rows)
     this.seen = Math.max(this.seen, ...rows.map((row) => row.version))
@@ -284,7 +299,13 @@ export class PostgresSettingsProvider extends SettingsProvider {
   /** A string or key `jsonb` cannot store (a NUL, an unpaired surrogate) refuses its write alone, before any SQL runs. */
   protected override cannotHold(key: SectionKey, section: JsonObject): SettingsStoreError | undefined {
     const place = unholdablePlace(section)
-    return place && new SettingsDatabaseCannotHoldError(this.database, key, place)
+    if (place) return new SettingsDatabaseCannotHoldError(this.database, key, place)
+    return this.secrets.refusal(key, section, section === undefined ? [] : this.secretPaths(key.ns, section))
+  }
+
+  /** A value the row takes from this host (`$env`, `$file`) is described with its reference. */
+  protected override secretSource(key: SectionKey, path: readonly string[]): SettingsSecretOrigin | undefined {
+    return this.secrets.source(key, path)
   }
 
   /**
@@ -308,11 +329,13 @@ export class PostgresSettingsProvider extends SettingsProvider {
         if (!transaction.changes.length) return
         const next = Math.max(this.seen, version) + 1
         const rows = rowsFor(transaction.changes, next)
+        // A secret is sealed and a reference written back before any row leaves: never a plain secret in the table.
+        const atRest = rows.map((row) => this.secrets.conceal(row, row.data === null ? [] : this.secretPaths(row.ns, row.data)))
         await client.query(this.sql.upsertSections, [
           this.config.document,
-          rows.map((row) => row.scope),
-          rows.map((row) => row.ns),
-          rows.map((row) => (row.data === null ? null : JSON.stringify(row.data))),
+          atRest.map((row) => row.scope),
+          atRest.map((row) => row.ns),
+          atRest.map((row) => (row.data === null ? null : JSON.stringify(row.data))),
           next,
         ])
         await client.query(this.sql.advanceDocument, [this.config.document, next])
@@ -320,9 +343,10 @@ export class PostgresSettingsProvider extends SettingsProvider {
         written = rows
       })
       // Committed in the database: other hosts' rows first (the seam takes them before this transaction's), then ours.
-      this.take(newer)
+      await this.take(newer)
       if (!written) return { moved: true }
       if (!written.length) return undefined
+      this.secrets.stored(written)
       applyRows(this.cache, written)
       withRows(this.versions, written)
       this.seen = Math.max(this.seen, written[0]!.version)

@@ -7,15 +7,19 @@ export interface ChildHost {
   child: ChildProcess
   /** Every watcher call the child reported, in order. */
   watched: { watch: string; value: Record<string, number> }[]
-  request(op: 'get' | 'update', ns: string, patch?: Record<string, number>, revision?: number): Promise<{ ok: boolean; value?: Record<string, number>; revision?: number; code?: string; message?: string }>
+  request(op: 'get' | 'update', ns: string, patch?: Record<string, unknown>, revision?: number): Promise<{ ok: boolean; value?: Record<string, unknown>; revision?: number; code?: string; message?: string }>
   /** Close its stdin and wait for it to exit (it disposes its provider first). */
   end(): Promise<void>
 }
 
-/** Start a child host on `url`/`table`; resolves once its provider is up. */
-export function spawnHost(url: string, table: string): Promise<ChildHost> {
-  const script = fileURLToPath(new URL('./children/host.ts', import.meta.url))
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, url, table], { stdio: ['pipe', 'pipe', 'inherit'] })
+/**
+ * Start a child host on `url`/`table`; resolves once its provider is up.
+ * `script` is the child under `children/` (default `host.ts`); `env` is added to its environment.
+ */
+export function spawnHost(url: string, table: string, options: { script?: string; env?: Record<string, string> } = {}): Promise<ChildHost> {
+  const script = fileURLToPath(new URL(`./children/${options.script ?? 'host.ts'}`, import.meta.url))
+  const env = { ...process.env, ...options.env }
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, url, table], { stdio: ['pipe', 'pipe', 'inherit'], env })
   const waiting = new Map<number, (answer: any) => void>()
   const watched: ChildHost['watched'] = []
   let next = 0

@@ -38,12 +38,21 @@ export interface Host {
   dispose(): Promise<void>
 }
 
-/** Boot a provider on `url` under a fresh root; the caller disposes it. */
-export async function bootHost(config: PostgresSettingsProvider.Config): Promise<Host> {
+/** The provider of a host whose environment is `env` instead of this process's (hosts in one process, each its own). */
+function providerWithEnvironment(env: Readonly<Record<string, string | undefined>>): typeof PostgresSettingsProvider {
+  return class extends PostgresSettingsProvider {
+    protected override get environment() {
+      return env
+    }
+  }
+}
+
+/** Boot a provider on `url` under a fresh root (with `env` as its host's environment when given); the caller disposes it. */
+export async function bootHost(config: PostgresSettingsProvider.Config, env?: Readonly<Record<string, string | undefined>>): Promise<Host> {
   const root = new Context()
   const logs: string[] = []
   root.logger.exporter({ export: (message) => void logs.push(message.args.map(String).join(' ')) })
-  const fiber = root.plugin(PostgresSettingsProvider, config)
+  const fiber = root.plugin(env ? providerWithEnvironment(env) : PostgresSettingsProvider, config)
   await fiber
   let settings!: SettingsProvider
   await root.inject(['settings'], (ctx) => {

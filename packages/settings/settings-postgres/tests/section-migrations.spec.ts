@@ -4,6 +4,7 @@
  * second host's write finds the store moved, derives again and finds nothing
  * left to do), and a user's edit arriving at the same moment is kept.
  */
+import { randomBytes } from 'node:crypto'
 import Schema from 'schemastery'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -54,8 +55,10 @@ describe.runIf(HAVE_POSTGRES)('two hosts registering a new version of a plugin a
     const url = holder.server.url()
     const table = freshPrefix()
     await writeStore(url, table, { search: { apiKey: SECRET, limit: 5 }, scopes: { 'preset/coder': { search: { apiKey: SCOPED } } } })
-    const a = await bootHost({ url, table, recheckMs: 1000 })
-    const b = await bootHost({ url, table, recheckMs: 1000 })
+    // The migration writes the secret again: sealed under the deployment's key, as every secret a row holds.
+    const env = { DSH_SETTINGS_SECRET_KEY: randomBytes(32).toString('hex') }
+    const a = await bootHost({ url, table, recheckMs: 1000 }, env)
+    const b = await bootHost({ url, table, recheckMs: 1000 }, env)
     started.push(a, b)
     const onA = recordStores(a)
     const onB = recordStores(b)
@@ -79,10 +82,13 @@ describe.runIf(HAVE_POSTGRES)('two hosts registering a new version of a plugin a
     await client.connect()
     try {
       const rows = (await client.query<{ scope: string; data: unknown }>(`SELECT scope, data FROM ${tablesFor(table).sections} WHERE ns = 'search' ORDER BY scope`)).rows
+      const box = { $encrypted: expect.stringMatching(/^v1:/) }
       expect(rows).toEqual([
-        { scope: '', data: { [SECTION_VERSION_KEY]: 1, ...expected } },
-        { scope: 'preset/coder', data: { [SECTION_VERSION_KEY]: 1, token: SCOPED } },
+        { scope: '', data: { [SECTION_VERSION_KEY]: 1, ...expected, token: box } },
+        { scope: 'preset/coder', data: { [SECTION_VERSION_KEY]: 1, token: box } },
       ])
+      expect(JSON.stringify(rows)).not.toContain(SECRET)
+      expect(JSON.stringify(rows)).not.toContain(SCOPED)
     } finally {
       await client.end()
     }

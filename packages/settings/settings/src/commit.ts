@@ -4,14 +4,14 @@ import { adoptDocument, changedSections, getSection, isWellNamed, putSection, se
 import { SettingsProviderContractError } from './errors.ts'
 import type { SettingsEvents } from './events.ts'
 import { sectionLabel } from './ids.ts'
-import { judgeSite, type Judgment } from './judge.ts'
+import { tryResolve, type ResolveResult } from './resolve-instances.ts'
 import type { SettingsSectionChange } from './overlay.ts'
 import type { Instance, Registry } from './registry.ts'
 import type { Revisions } from './revisions.ts'
 import { SettingsChanges, SettingsSnapshot, versionMap } from './snapshot.ts'
 import type { SettingsDocument, SettingsUpdateSource } from './types.ts'
 
-/** What a judged write stores and what it makes of each instance it feeds. */
+/** What a checked write stores and what it makes of each instance it feeds. */
 export interface WriteOutcome {
   /** The section the write stores. */
   section: unknown
@@ -19,14 +19,14 @@ export interface WriteOutcome {
   changed: boolean
   /** The section's revision once the write is committed. */
   revision: number
-  /** Each fed instance's value (or failure) against the written document, as judged before storing. */
-  judged: ReadonlyMap<Instance, Judgment>
+  /** Each fed instance's value (or failure) against the written document, resolved before storing. */
+  resolved: ReadonlyMap<Instance, ResolveResult>
 }
 
 /**
  * The committed state of the seam: the document as last stored, its
  * sections' revisions, and the instances' values derived from it. Outside
- * changes are folded in here, and judged writes committed, in both cases
+ * changes are folded in here, and checked writes committed, in both cases
  * followed by the events they cause.
  *
  * The committed document is the seam's own: its root and `scopes` maps are
@@ -34,7 +34,7 @@ export interface WriteOutcome {
  * changed once committed, so a commit costs the sections it changes whatever
  * the size of the document.
  */
-export class Commits {
+export class CommittedState {
   private committed: SettingsDocument = {}
   /** The shape problems of the last document adopted, each warned about once. */
   private problems = new Set<string>()
@@ -101,7 +101,7 @@ export class Commits {
     const versions = snapshot ? versionMap(snapshot.versions) : undefined
     // The seam's own document handed back: nothing changed.
     if (document === this.committed) {
-      if (versions) this.raise(versions)
+      if (versions) this.takeNewerVersions(versions)
       return
     }
     const next = this.adopt(document)
@@ -118,7 +118,7 @@ export class Commits {
       }
       taken.push(key)
     }
-    if (versions) this.raise(versions)
+    if (versions) this.takeNewerVersions(versions)
     this.committed = next
     this.announce(taken, invariants)
   }
@@ -145,7 +145,7 @@ export class Commits {
     return taken
   }
 
-  /** Announce changed sections and settle the instances they feed (source `provider`). */
+  /** Announce changed sections and re-resolve the instances they feed (source `provider`). */
   private announce(taken: readonly SectionKey[], invariants: unknown[]): void {
     const affected = new Set<Instance>()
     for (const key of taken) {
@@ -156,15 +156,15 @@ export class Commits {
       if (key.scope === undefined) kind.instances.forEach((instance) => affected.add(instance))
       else if (kind.instances.has(key.scope)) affected.add(kind.instances.get(key.scope)!)
     }
-    for (const instance of affected) this.settle(instance, this.judge(instance), 'provider', invariants)
+    for (const instance of affected) this.applyResolved(instance, this.resolveCommitted(instance), 'provider', invariants)
   }
 
-  /** Take the store's newer versions; a version never goes back. */
-  private raise(versions: ReadonlyMap<string, number>): void {
+  /** Raise revisions to the store's newer versions; a revision never goes back. */
+  private takeNewerVersions(versions: ReadonlyMap<string, number>): void {
     for (const [id, version] of versions) if (version > this.revisions.get(id)) this.revisions.set(id, version)
   }
 
-  /** Commit one judged write: the section, its revision and announcement, then the values judged for the instances it feeds. */
+  /** Commit one checked write: the section, its revision and announcement, then the values resolved for the instances it feeds. */
   commit(key: SectionKey, outcome: WriteOutcome, invariants: unknown[]): void {
     if (!outcome.changed) return
     putSection(this.committed, key, outcome.section)
@@ -174,34 +174,34 @@ export class Commits {
     if (!kind) return
     const affected = key.scope === undefined ? [...kind.instances.values()] : [kind.instances.get(key.scope)]
     for (const instance of affected) {
-      // An instance registered while the store was writing was not judged with the write: it resolves now.
-      if (instance) this.settle(instance, outcome.judged.get(instance) ?? this.judge(instance), 'update', invariants)
+      // An instance registered while the store was writing was not resolved with the write: it resolves now.
+      if (instance) this.applyResolved(instance, outcome.resolved.get(instance) ?? this.resolveCommitted(instance), 'update', invariants)
     }
   }
 
   /** Resolve a live instance against the committed document. */
-  private judge(instance: Instance): Judgment {
-    return judgeSite(instance.kind, instance, instance.scope, this.committed)
+  private resolveCommitted(instance: Instance): ResolveResult {
+    return tryResolve(instance.kind, instance, instance.scope, this.committed)
   }
 
-  /** Give an instance its judged value and tell of the change, or keep its last good value when it failed. */
-  private settle(instance: Instance, judgment: Judgment, source: SettingsUpdateSource, invariants: unknown[]): void {
+  /** Give an instance its resolved value and tell of the change, or keep its last good value when it failed. */
+  private applyResolved(instance: Instance, result: ResolveResult, source: SettingsUpdateSource, invariants: unknown[]): void {
     if (!instance.alive) return
     if (instance.setup) {
       // A registration waiting for values: what is given so far is kept; once it resolves, its plugin starts again.
-      if (judgment.ok) this.setupDone(instance)
+      if (result.ok) this.setupDone(instance)
       return
     }
-    if (!judgment.ok) {
+    if (!result.ok) {
       instance.failing = true
       const label = sectionLabel(instance.kind.ns, instance.scope)
-      this.logger.warn(`settings: keeping last good ${label} after invalid stored section: ${(judgment.error as Error).message}`)
+      this.logger.warn(`settings: keeping last good ${label} after invalid stored section: ${(result.error as Error).message}`)
       return
     }
     instance.failing = false
-    if (dataEqual(judgment.value, instance.value)) return
+    if (dataEqual(result.value, instance.value)) return
     const prev = instance.value
-    instance.value = judgment.value
-    this.events.valueChanged(instance, judgment.value, prev, source, invariants)
+    instance.value = result.value
+    this.events.valueChanged(instance, result.value, prev, source, invariants)
   }
 }

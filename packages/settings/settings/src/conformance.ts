@@ -7,6 +7,7 @@
  * conflicts, outside edits, restarts, several hosts on one store, disposal
  * and read-only stores.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Context, type Fiber } from 'cordis'
 import { createScope } from 'dsh-scope'
 import Schema from 'schemastery'
@@ -68,8 +69,6 @@ interface Alpha {
 
 /** A map of numbers, so concurrent writers each add their own key and a lost write shows as a missing key. */
 const Tally = Schema.dict(Schema.number())
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Retry `check` until it passes or `timeoutMs` ran out, then throw its last failure. */
 async function until(check: () => void | Promise<void>, timeoutMs: number): Promise<void> {

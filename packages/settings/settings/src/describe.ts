@@ -1,7 +1,7 @@
-import { getSection, sectionId } from './document.ts'
+import { getSection, sectionId, type SectionKey } from './document.ts'
 import type { SettingsEngine } from './engine.ts'
 import { copyData, valueAt, withoutPaths } from './data.ts'
-import { optionalScopeId, settingsNamespace } from './ids.ts'
+import { optionalScopeId, sectionLabel, settingsNamespace } from './ids.ts'
 import { inspect, layerData, layersAt, layersBelow, type Layer } from './layers.ts'
 import { readerOf, sectionMigration } from './migrations.ts'
 import { SettingsValidationError } from './errors.ts'
@@ -9,7 +9,7 @@ import { appliesOf, scopeKey, type Kind } from './registry.ts'
 import { mergeLayers } from './merge.ts'
 import { missingPaths, showMissing } from './needs-setup.ts'
 import { resolveKind } from './resolve.ts'
-import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, SettingsScopeId, SettingsSectionProblem, SettingsUndeclaredKey } from './types.ts'
+import type { RedactedSecret, SettingsDescribeOptions, SettingsDescriptor, SettingsScopeId, SettingsSecretOrigin, SettingsSectionProblem, SettingsUndeclaredKey } from './types.ts'
 
 /**
  * Resolve without failing: layers are dropped from the top down until the
@@ -86,16 +86,16 @@ function undeclaredByLayer(kind: Kind, layers: readonly Layer[]): Map<Layer['nam
  * section) costs nothing until read. Spreading, cloning or serializing reads it.
  */
 function defineLazy(target: object, key: string, compute: () => unknown): void {
-  const settle = (value: unknown) => Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  const keep = (value: unknown) => Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   Object.defineProperty(target, key, {
     enumerable: true,
     configurable: true,
     get() {
       const value = compute()
-      settle(value)
+      keep(value)
       return value
     },
-    set: settle,
+    set: keep,
   })
 }
 
@@ -116,7 +116,11 @@ function safeCopy(redactor: Kind['redactor'], data: unknown, paths: readonly (re
 }
 
 /** What describing reads of the seam: the committed document, the revisions, and a logger for best-effort resolution. */
-export type DescribeSource = Pick<SettingsEngine, 'document' | 'logger'> & { readonly revisions: Pick<SettingsEngine['revisions'], 'get'> }
+export type DescribeSource = Pick<SettingsEngine, 'document' | 'logger'> & {
+  readonly revisions: Pick<SettingsEngine['revisions'], 'get'>
+  /** Where a stored secret gets its value (the provider's references); without it every set secret is `document`. */
+  readonly secretSource?: SettingsEngine['secretSource']
+}
 
 /**
  * Describe one kind under one scope (or the global scope). Total: a malformed
@@ -196,9 +200,33 @@ export function describeKind(engine: DescribeSource, kind: Kind, scope: Settings
     if (!slot.set) return secret
     const layer = inspect(shown, slot.path)
     if (layer !== 'defaults') secret.layer = layer
+    // Only a user section can hold a reference: ask the provider about the section the value comes from.
+    if (layer === 'global' || layer === 'scope') Object.assign(secret, originOf(engine, { ns: kind.ns, scope: layer === 'scope' ? scope : undefined }, slot.path))
     return secret
   })
   return descriptor
+}
+
+const REFERENCE_SOURCES: ReadonlySet<unknown> = new Set(['store', 'env', 'file'])
+
+/**
+ * Where a set secret of one stored section gets its value: the provider's
+ * reference, or the document itself when it names none. A hook that throws or
+ * answers something else leaves the source out rather than guess.
+ */
+function originOf(engine: DescribeSource, key: SectionKey, path: readonly string[]): Pick<RedactedSecret, 'source' | 'reference'> {
+  let origin: SettingsSecretOrigin | undefined
+  try {
+    origin = engine.secretSource?.(key, path)
+  } catch (error) {
+    // Not the error's message: a provider's text was never vetted to be free of the value.
+    engine.logger.warn(`settings: the provider could not say where a secret of ${sectionLabel(key.ns, key.scope)} comes from (${(error as Error)?.name ?? 'error'})`)
+    return {}
+  }
+  if (origin === undefined) return { source: 'document' }
+  if (typeof origin === 'object' && origin !== null && REFERENCE_SOURCES.has(origin.source) && typeof origin.reference === 'string') return { source: origin.source, reference: origin.reference }
+  engine.logger.warn(`settings: the provider answered no known source for a secret of ${sectionLabel(key.ns, key.scope)}`)
+  return {}
 }
 
 /**

@@ -179,16 +179,17 @@ function copyAdopted(value: unknown): unknown {
 
 /**
  * Give the seam a value a provider built for it alone (a fresh parse of its
- * text) and never changes afterwards, walked once: the document, each section
- * and each section's fields that hold only plain data and no prototype key
- * count as the seam's own copy (see owned.ts), so adopting the value, or
- * sections and fields of it handed again later, copies nothing, and
- * resolution does not walk them again for prototype keys. Parts already owned
- * are not walked again. Anything else in it (a `Date`, a `__proto__` key)
- * leaves the containers above it to be copied and checked as before.
+ * text) and never changes afterwards, so the seam takes it without a copy.
+ * It is walked once: the document, each section and each section's fields
+ * that hold only plain data and no prototype key count as the seam's own
+ * copy (see owned.ts), so adopting the value, or sections and fields of it
+ * given again later, copies nothing, and resolution does not walk them again
+ * for prototype keys. Parts already owned are not walked again. Anything
+ * else in it (a `Date`, a `__proto__` key) leaves the containers above it to
+ * be copied and checked as before.
  * @returns `value` itself.
  */
-export function handOver<T>(value: T): T {
+export function transferToSeam<T>(value: T): T {
   if (!isContainer(value) || isOwned(value) || adopted.has(value)) return value
   // Depth first, deciding each container after what it holds (an explicit stack: a deep value must not
   // overflow the call stack). `keys` is undefined for an array, whose items are walked by index.
@@ -212,7 +213,7 @@ export function handOver<T>(value: T): T {
       if (typeof child !== 'object' || child === null || isOwned(child)) continue
       // A container the seam copied or made before is not known to be free of prototype keys: the one above stays unowned.
       if (adopted.has(child) || !isContainer(child)) frame.clean = false
-      // Below the marked levels, a container of scalars only (a list's records) is settled on the spot: no frame, no mark.
+      // Below the marked levels, a container of scalars only (a list's records) is decided on the spot: no frame, no mark.
       else if ((frame.depth >= 4 || (frame.depth >= 2 && !frame.scoped)) && holdsScalarsOnly(child)) continue
       else open(child as Record<string, unknown> | unknown[], frame.depth + 1, frame.scoped || (frame.depth === 0 && key === SCOPES_KEY))
       continue
@@ -224,13 +225,19 @@ export function handOver<T>(value: T): T {
   return value
 }
 
+/**
+ * The former name of {@link transferToSeam}, kept while the file provider moves over.
+ * @deprecated use `transferToSeam`.
+ */
+export const handOver: <T>(value: T) => T = transferToSeam
+
 /** Whether a plain object or array holds nothing but scalars under keys that are not prototype keys. */
 function holdsScalarsOnly(container: object): boolean {
   if (Array.isArray(container)) {
     for (const item of container) if (typeof item === 'object' && item !== null) return false
     return true
   }
-  // `for…in` lists a plain object's own keys here (handOver takes only plain objects) without making an array of them.
+  // `for…in` lists a plain object's own keys here (transferToSeam takes only plain objects) without making an array of them.
   for (const key in container) {
     const value = (container as Record<string, unknown>)[key]
     if (PROTOTYPE_KEYS.has(key) || (typeof value === 'object' && value !== null)) return false
@@ -238,7 +245,7 @@ function holdsScalarsOnly(container: object): boolean {
   return true
 }
 
-/** A plain object or an array: what {@link handOver} may take as it is. */
+/** A plain object or an array: what {@link transferToSeam} may take as it is. */
 function isContainer(value: unknown): value is object {
   return Array.isArray(value) || isPlainObject(value)
 }

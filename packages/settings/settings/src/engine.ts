@@ -1,5 +1,5 @@
 import type { Context, Logger } from 'cordis'
-import { Commits } from './commit.ts'
+import { CommittedState } from './commit.ts'
 import { SettingsEvents } from './events.ts'
 import { optionalScopeId, settingsNamespace } from './ids.ts'
 import { announceInstance } from './instance-events.ts'
@@ -7,13 +7,14 @@ import { Registrations, type Registration } from './registration.ts'
 import { Registry, scopeKey } from './registry.ts'
 import { Revisions } from './revisions.ts'
 import { WriteRunner, type SettingsBackend, type WriteRequest } from './transactions.ts'
-import type { SettingsDocument, SettingsRegisterOptions } from './types.ts'
+import type { SectionKey } from './document.ts'
+import type { SettingsDocument, SettingsRegisterOptions, SettingsSecretOrigin } from './types.ts'
 
 /**
  * The seam without storage, assembled from its parts: the registry of kinds
  * and instances (`registration.ts`), the committed state with its revisions
  * (`commit.ts`), the events a commit causes (`events.ts`), and the write path
- * (`transactions.ts`), which reaches the rest only through its ledger. The
+ * (`transactions.ts`), which reaches the rest only through its `WriteHost`. The
  * cordis service delegates to one engine and hands it the provider as backend.
  */
 export class SettingsEngine {
@@ -26,17 +27,17 @@ export class SettingsEngine {
   /** Publishes that arrived while a transaction was stored, taken in order once it answered. */
   private readonly deferred: unknown[] = []
   private readonly events: SettingsEvents
-  private readonly commits: Commits
+  private readonly committed: CommittedState
   private readonly writes: WriteRunner
   private readonly registrations: Registrations
 
-  constructor(ctx: Context, backend: SettingsBackend, kindsChanged: () => void = () => {}) {
+  constructor(ctx: Context, private readonly backend: SettingsBackend, kindsChanged: () => void = () => {}) {
     this.logger = ctx.logger('settings')
     this.registry = new Registry(kindsChanged, (instance, present) => announceInstance(ctx, this.logger, instance, present))
     this.events = new SettingsEvents(ctx, this.logger, () => !this.halted)
-    this.commits = new Commits(this.registry, this.revisions, this.events, this.logger, (instance) => this.registrations.setupDone(instance))
+    this.committed = new CommittedState(this.registry, this.revisions, this.events, this.logger, (instance) => this.registrations.setupDone(instance))
     const engine = this
-    const { registry, commits, logger } = this
+    const { registry, committed, logger } = this
     this.writes = new WriteRunner(
       {
         get stopped() {
@@ -47,13 +48,13 @@ export class SettingsEngine {
           return engine.revisions.storeOwned
         },
         kind: (ns) => registry.kinds.get(ns),
-        revision: (key) => commits.revision(key),
+        revision: (key) => committed.revision(key),
         get document() {
-          return commits.document
+          return committed.document
         },
         holdPublishes: () => this.holdPublishes(),
         takePublishes: () => this.takeDeferred(),
-        commit: (key, outcome, invariants) => commits.commit(key, outcome, invariants),
+        commit: (key, outcome, invariants) => committed.commit(key, outcome, invariants),
       },
       backend,
     )
@@ -64,7 +65,7 @@ export class SettingsEngine {
         return engine.halted
       },
       get document() {
-        return commits.document
+        return committed.document
       },
       write: (request) => this.writes.write(request),
     })
@@ -81,12 +82,12 @@ export class SettingsEngine {
 
   /** The document as the seam last saw it stored. Shared structure: never mutate it. */
   get document(): SettingsDocument {
-    return this.commits.document
+    return this.committed.document
   }
 
   /** Take the provider's initial document (or snapshot with store versions), before any instance exists. */
   start(loaded: unknown): void {
-    this.commits.start(loaded)
+    this.committed.start(loaded)
   }
 
   /** Hold back publishes while a transaction is stored; the answer lets them through, taking those held meanwhile. */
@@ -153,11 +154,16 @@ export class SettingsEngine {
   /** Fold one published change in now. */
   private apply(input: unknown): void {
     const invariants: unknown[] = []
-    this.commits.observe(input, invariants)
+    this.committed.observe(input, invariants)
     if (invariants.length) throw invariants[0]
   }
 
-  /** Check a write at call time, queue it, and settle once it committed or failed. */
+  /** Where the secret at `path` of a stored section gets its value, when the provider holds a reference there. */
+  secretSource(key: SectionKey, path: readonly string[]): SettingsSecretOrigin | undefined {
+    return this.backend.secretSource?.(key, path)
+  }
+
+  /** Check a write at call time and queue it; resolves once it committed, rejects when it failed. */
   write(request: WriteRequest): Promise<void> {
     return this.writes.write(request)
   }

@@ -177,6 +177,12 @@ export type SettingsStoreErrorCode =
   | 'SETTINGS_NO_HISTORY'
   /** No kept version has the id asked for. */
   | 'SETTINGS_NO_VERSION'
+  /**
+   * The write changes a secret whose value the document takes from the host
+   * (`!env`, `!file`): read-only through the seam. The message names the
+   * reference's kind and name, never a value; a refusal of kind `rejected`.
+   */
+  | 'SETTINGS_SECRET_READ_ONLY'
 
 /**
  * A provider refused to store a write for a reason of the store, not of the

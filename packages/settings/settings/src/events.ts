@@ -13,7 +13,7 @@ import type { SettingsUpdateSource } from './types.ts'
  * `emitContained`); watcher calls are tracked so a stop can wait for them.
  */
 export class SettingsEvents {
-  /** Watcher calls not yet settled, over every instance. */
+  /** Watcher calls not yet finished, over every instance. */
   readonly inflight = new Inflight()
 
   constructor(

@@ -48,7 +48,7 @@ export class Watcher<T> {
 
   /**
    * Queue one call. `mayStart` is asked again when the call's turn comes.
-   * @returns the call's settlement, which never rejects.
+   * @returns a promise of the call that resolves once it finished (a failure goes to `onError`); it never rejects.
    */
   enqueue(next: T, prev: T, mayStart: () => boolean): Promise<void> {
     this.tail = this.tail.then(async () => {
@@ -68,17 +68,17 @@ export class Watcher<T> {
   }
 }
 
-/** A set of pending settlements that can be awaited as a whole. */
+/** A set of running calls that can be awaited as a whole. */
 export class Inflight {
   private readonly runs = new Set<Promise<void>>()
 
-  /** Track a settlement until it settles. */
+  /** Track a running call until it finishes. */
   track(run: Promise<void>): void {
     this.runs.add(run)
     run.finally(() => this.runs.delete(run))
   }
 
-  /** Settles once everything tracked so far has settled. */
+  /** Resolves once everything tracked so far has finished. */
   async drain(): Promise<void> {
     while (this.runs.size) await Promise.allSettled([...this.runs])
   }

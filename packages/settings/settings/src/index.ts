@@ -4,7 +4,7 @@ export type { SettingsStoreResult, SettingsTransaction } from './transactions.ts
 export { readsHold, readsHoldVersions, type SettingsSectionChange, type SettingsSectionRead } from './overlay.ts'
 export { SettingsChanges, SettingsSnapshot } from './snapshot.ts'
 export type { SettingsSectionVersion } from './snapshot.ts'
-export { changedSections, documentWith, getSection, handOver, putSection, type SectionKey } from './document.ts'
+export { changedSections, documentWith, getSection, handOver, putSection, transferToSeam, type SectionKey } from './document.ts'
 export {
   SettingsConflictError,
   SettingsInputError,
@@ -29,6 +29,8 @@ export type {
   JsonObject,
   JsonValue,
   RedactedSecret,
+  SettingsSecretOrigin,
+  SettingsSecretSource,
   SettingsApplies,
   SettingsChangeOrigin,
   SettingsDescribeOptions,

@@ -23,6 +23,9 @@ import { SCOPES_KEY } from './document.ts'
 import { NAMESPACE_PATTERN, RESERVED_NAMESPACES } from './ids.ts'
 import { SECTION_VERSION_KEY } from './migration-types.ts'
 import { createRedactor, unlazy, type Redactor } from './redact.ts'
+import { orReference, REFERENCE_DEF, referenceSchema } from './json-schema-references.ts'
+
+export { REFERENCE_DEF } from './json-schema-references.ts'
 
 type AnySchema = Schema<any, any>
 
@@ -92,6 +95,13 @@ export interface SettingsJsonSchemaOptions {
    * (`zh-CN` falls back to `zh`, `en-US`, `en`, the untagged text, the first). Default `en-US`.
    */
   locale?: string
+  /**
+   * Whether every value position also takes a reference the provider
+   * resolves: `{ "$secret": name }`, `{ "$env": variable }` or `{ "$file": path }`
+   * (exactly one key, a non-empty string), defined once under `$defs` as
+   * {@link REFERENCE_DEF}. Default `true`; `false` describes values as the schema resolves them.
+   */
+  references?: boolean
 }
 
 /** The `$schema` a document schema declares: JSON Schema draft 2020-12. */
@@ -109,7 +119,7 @@ export const JSON_SCHEMA_EXTRA_KEYWORDS: readonly string[] = Object.freeze(['doN
 const NEVER: () => JsonSchema = () => ({ not: {} })
 
 /** Flags under which a node is converted; a node is converted once per distinct set (see `Converter.node`). */
-interface Site {
+interface NodeFlags {
   /**
    * The value here may be `null` (or absent) when it reaches schemastery: a
    * section, an object property, a dict value, an array or tuple item. Union
@@ -391,8 +401,22 @@ class Converter {
   private count = 0
   private redactor: Redactor | undefined
 
-  /** @param locale - descriptions given per locale are written in this one (see `localizedText`). */
-  constructor(private readonly locale = 'en-US') {}
+  /** Whether a reference took the place of a value somewhere: the result then needs its definition. */
+  referenced = false
+
+  /**
+   * @param locale - descriptions given per locale are written in this one (see `localizedText`).
+   * @param references - whether every value position also takes a reference (`{ "$secret": name }`, …).
+   */
+  constructor(
+    private readonly locale = 'en-US',
+    private readonly references = true,
+  ) {}
+
+  /** The definitions the converted schemas refer to: recursive parts, and the reference when one is allowed. */
+  allDefs(): Record<string, JsonSchema> {
+    return this.referenced ? { ...this.defs, [REFERENCE_DEF]: referenceSchema() } : { ...this.defs }
+  }
 
   /** One section: its value may be absent or `null` (both read as no section: the layers below apply), and is merged over lower layers. */
   section(schema: AnySchema): JsonSchema {
@@ -406,9 +430,9 @@ class Converter {
    * and referenced from every place it occurs, so a lazy schema that refers
    * to itself ends.
    */
-  private node(input: AnySchema, site: Site): JsonSchema {
+  private node(input: AnySchema, given: NodeFlags): JsonSchema {
     const node = unlazy(input)
-    const flags: Site = { ...site, secret: site.secret || input.meta?.role === 'secret' || node.meta?.role === 'secret' }
+    const flags: NodeFlags = { ...given, secret: given.secret || input.meta?.role === 'secret' || node.meta?.role === 'secret' }
     const key = `${+flags.entry}${+flags.strict}${+flags.complete}${+flags.secret}${+(flags.section === true)}`
     const known = this.names.get(node)?.get(key)
     if (known) return { $ref: `#/$defs/${known}` }
@@ -436,19 +460,27 @@ class Converter {
   }
 
   /** A node's assertions, its `null` rule where it is an entry, then its annotations. */
-  private annotated(input: AnySchema, node: AnySchema, site: Site): JsonSchema {
+  private annotated(input: AnySchema, node: AnySchema, flags: NodeFlags): JsonSchema {
     // A lazy schema's own meta counts as well, as schemastery merges it into what the builder returns.
     const meta: Schemastery.Meta = input === node ? node.meta ?? {} : { ...input.meta, ...node.meta }
     // A loose schema answers its default instead of failing: it admits any value.
-    let schema = meta.loose ? {} : this.core(node, meta, site)
-    if (site.entry) schema = site.section || nullResolves(node, meta) ? acceptNull(schema) : refuseNull(schema)
+    let schema = meta.loose ? {} : this.core(node, meta, flags)
+    // Where no value passes, no reference does either: whatever it resolves to is refused.
+    const takesValues = !isNever(schema)
+    if (flags.entry) schema = flags.section || nullResolves(node, meta) ? acceptNull(schema) : refuseNull(schema)
+    // A value position (not the section itself, which is always an object of fields) may hold a reference the provider resolves.
+    if (flags.entry && !flags.section && this.references && takesValues) {
+      schema = orReference(schema)
+      // `orReference` leaves a schema without `anyOf` only where it added nothing (any value, or none).
+      this.referenced ||= schema.anyOf !== undefined
+    }
     // Annotations come last, so a transform's or a lazy schema's own override those of the schema it wraps.
     const description = localizedText(meta.description, this.locale)
     if (description !== undefined) schema.description = description
     if (meta.badges?.some((badge) => badge?.text === 'deprecated')) schema.deprecated = true
     if (meta.hidden) schema.doNotSuggest = true
     if (meta.role === 'secret') schema.writeOnly = true
-    if (site.entry && !site.secret) {
+    if (flags.entry && !flags.secret) {
       const fallback = this.defaultOf(node, meta)
       if (fallback !== undefined) schema.default = fallback.value
     }
@@ -475,10 +507,10 @@ class Converter {
     return copy
   }
 
-  /** What a node admits (besides `null`, which its parent settles), per schemastery kind. */
-  private core(node: AnySchema, meta: Schemastery.Meta, site: Site): JsonSchema {
+  /** What a node admits (besides `null`, which its parent decides), per schemastery kind. */
+  private core(node: AnySchema, meta: Schemastery.Meta, flags: NodeFlags): JsonSchema {
     // Children of containers are resolved afresh: not strict, and possibly `null`.
-    const child = (complete: boolean): Site => ({ entry: true, strict: false, complete, secret: site.secret })
+    const child = (complete: boolean): NodeFlags => ({ entry: true, strict: false, complete, secret: flags.secret })
     switch (node.type) {
       case 'string': {
         const core: JsonSchema = { type: 'string' }
@@ -499,7 +531,7 @@ class Converter {
       case 'const': {
         const copy = jsonCopy(node.value)
         if (!copy) return NEVER()
-        return site.secret ? { type: jsonTypeOf(copy.value) } : { const: copy.value }
+        return flags.secret ? { type: jsonTypeOf(copy.value) } : { const: copy.value }
       }
       case 'any':
         return {}
@@ -512,35 +544,35 @@ class Converter {
         // A number (any bits), or a list of flag names; names it does not know are ignored.
         return { anyOf: [{ type: 'number' }, { type: 'array', items: { type: 'string' } }] }
       case 'union':
-        return this.union(node.list ?? [], site)
+        return this.union(node.list ?? [], flags)
       case 'intersect': {
-        const parts = (node.list ?? []).map((part) => this.node(part, { ...site, entry: false, strict: true, section: false }))
+        const parts = (node.list ?? []).map((part) => this.node(part, { ...flags, entry: false, strict: true, section: false }))
         if (parts.length === 0) return {}
         if (parts.some(isNever)) return NEVER()
         return parts.length === 1 ? parts[0]! : { allOf: parts }
       }
       case 'transform':
         // Its inner schema checks the value; what the callback makes of it is not the document's business.
-        return node.inner ? this.node(node.inner, { ...site, entry: false, strict: true, section: false }) : {}
+        return node.inner ? this.node(node.inner, { ...flags, entry: false, strict: true, section: false }) : {}
       case 'object': {
         const properties: Record<string, JsonSchema> = {}
         const required: string[] = []
         for (const [key, field] of Object.entries(node.dict ?? {})) {
-          setOwn(properties, key, this.node(field, child(site.complete)))
+          setOwn(properties, key, this.node(field, child(flags.complete)))
           if (unlazy(field).meta?.required || field.meta?.required) required.push(key)
         }
         // Unknown keys are kept by schemastery (dropped under `strict`), never refused: no `additionalProperties`.
         const core: JsonSchema = { type: 'object', properties }
         // A section merges over lower layers, so a field may come from below: `required` only holds for whole values.
-        if (site.complete && required.length) core.required = required
+        if (flags.complete && required.length) core.required = required
         return core
       }
       case 'dict': {
         const core: JsonSchema = { type: 'object' }
-        if (node.inner) core.additionalProperties = this.node(node.inner, child(site.complete))
+        if (node.inner) core.additionalProperties = this.node(node.inner, child(flags.complete))
         // A key its key schema refuses fails the dict, except under `strict`, where the entry is dropped.
-        if (node.sKey && !site.strict) {
-          const names = this.node(node.sKey, { entry: false, strict: false, complete: true, secret: site.secret })
+        if (node.sKey && !flags.strict) {
+          const names = this.node(node.sKey, { entry: false, strict: false, complete: true, secret: flags.secret })
           const bare = { ...names }
           delete bare.description
           // Every key is a string: a key schema that says no more than that is left out.
@@ -583,8 +615,8 @@ class Converter {
    * description of their own stay separate, so an editor can show it), and
    * one of bare types as one type list.
    */
-  private union(list: readonly AnySchema[], site: Site): JsonSchema {
-    const branches = list.map((branch) => this.node(branch, { ...site, entry: false, section: false })).filter((branch) => !isNever(branch))
+  private union(list: readonly AnySchema[], flags: NodeFlags): JsonSchema {
+    const branches = list.map((branch) => this.node(branch, { ...flags, entry: false, section: false })).filter((branch) => !isNever(branch))
     if (branches.length === 0) return NEVER()
     if (branches.length === 1) return branches[0]!
     if (branches.every((branch) => only(branch, 'const'))) {
@@ -629,10 +661,11 @@ function withVersionKey(section: JsonSchema): JsonSchema {
  * inside list and tuple items, which replace what lies below them whole. A recursive
  * schema's repeated part is written once under the result's own `$defs`.
  */
-export function sectionJsonSchema(schema: AnySchema, options: Pick<SettingsJsonSchemaOptions, 'locale'> = {}): JsonSchema {
-  const converter = new Converter(options.locale)
+export function sectionJsonSchema(schema: AnySchema, options: Pick<SettingsJsonSchemaOptions, 'locale' | 'references'> = {}): JsonSchema {
+  const converter = new Converter(options.locale, options.references)
   const result = withVersionKey(converter.section(schema))
-  if (Object.keys(converter.defs).length) result.$defs = { ...converter.defs }
+  const defs = converter.allDefs()
+  if (Object.keys(defs).length) result.$defs = defs
   return result
 }
 
@@ -646,7 +679,7 @@ export function sectionJsonSchema(schema: AnySchema, options: Pick<SettingsJsonS
  * @throws {TypeError} when a namespace is malformed, reserved or given twice.
  */
 export function settingsJsonSchema(kinds: readonly SettingsJsonSchemaKind[], options: SettingsJsonSchemaOptions = {}): JsonSchemaDocument {
-  const converter = new Converter(options.locale)
+  const converter = new Converter(options.locale, options.references)
   const sections: Record<string, JsonSchema> = {}
   for (const { ns, schema, title } of kinds) {
     if (typeof ns !== 'string' || !NAMESPACE_PATTERN.test(ns) || RESERVED_NAMESPACES.has(ns)) {
@@ -680,7 +713,7 @@ export function settingsJsonSchema(kinds: readonly SettingsJsonSchemaKind[], opt
     type: 'object',
     properties: { ...refs(), [SCOPES_KEY]: scopes },
     additionalProperties: false,
-    $defs: { ...sections, ...converter.defs },
+    $defs: { ...sections, ...converter.allDefs() },
   }
   return document
 }

@@ -42,8 +42,8 @@ export function readOwnData(container: object, key: string | number): { value: u
   return 'value' in descriptor ? { value: descriptor.value } : 'accessor'
 }
 
-/** Where an input error is reported: the verb and section it concerns, and the op of a `mutate`. */
-export interface InputSite {
+/** The call whose input is checked, as its errors name it: the verb and section it concerns, and the op of a `mutate`. */
+export interface InputCall {
   label: string
   ns?: string
   scope?: string
@@ -52,19 +52,19 @@ export interface InputSite {
 }
 
 /**
- * Build the seam's input error for `site`: the message reads
+ * Build the seam's input error for `call`: the message reads
  * `<label>: [op <i>: ]<what>[ at <$-path>]` and the error carries the path as
  * segments (array indexes as decimal text), so callers never parse the text.
  */
-export function inputError(site: InputSite, reason: SettingsInputReason, what: string, path?: readonly (string | number)[]): SettingsInputError {
-  const op = site.op === undefined ? '' : `op ${site.op}: `
+export function inputError(call: InputCall, reason: SettingsInputReason, what: string, path?: readonly (string | number)[]): SettingsInputError {
+  const op = call.op === undefined ? '' : `op ${call.op}: `
   const at = path === undefined ? '' : ` at ${formatPath(path)}`
-  return new SettingsInputError(`${site.label}: ${op}${what}${at}`, {
+  return new SettingsInputError(`${call.label}: ${op}${what}${at}`, {
     reason,
-    ns: site.ns,
-    scope: site.scope,
+    ns: call.ns,
+    scope: call.scope,
     ...(path === undefined ? {} : { path: path.map(String) }),
-    ...(site.op === undefined ? {} : { op: site.op }),
+    ...(call.op === undefined ? {} : { op: call.op }),
   })
 }
 
@@ -82,13 +82,13 @@ export function inputError(site: InputSite, reason: SettingsInputReason, what: s
  *   and nesting is counted from it.
  * @throws {SettingsInputError} naming the offending path.
  */
-export function toJsonData(value: unknown, site: InputSite, root: readonly (string | number)[] = []): JsonValue {
+export function toJsonData(value: unknown, call: InputCall, root: readonly (string | number)[] = []): JsonValue {
   const ancestors = new Set<object>()
   // A lower bound of the UTF-8 encoding, kept while walking so a huge input stops early;
-  // the exact size is measured at the end when the bound alone cannot settle it.
+  // the exact size is measured at the end when the bound alone cannot decide it.
   let budget = MAX_WRITE_BYTES
   const fail = (reason: SettingsInputReason, what: string, path: readonly (string | number)[]): never => {
-    throw inputError(site, reason, what, path)
+    throw inputError(call, reason, what, path)
   }
   const tooLarge = `data exceeds ${MAX_WRITE_BYTES} bytes of JSON`
   const spend = (bytes: number, path: (string | number)[]) => {
@@ -160,11 +160,11 @@ export function utf8Length(text: string): number {
  * Check that `value` is a plain-object payload and return its JSON copy.
  * @throws {SettingsInputError} `not-object` when it is not a plain object, or as {@link toJsonData} for its data.
  */
-export function toJsonObject(value: unknown, site: InputSite): JsonObject {
+export function toJsonObject(value: unknown, call: InputCall): JsonObject {
   if (!isPlainObject(value)) {
-    throw new SettingsInputError(`${site.label} must be a plain object`, { reason: 'not-object', ns: site.ns, scope: site.scope })
+    throw new SettingsInputError(`${call.label} must be a plain object`, { reason: 'not-object', ns: call.ns, scope: call.scope })
   }
-  return toJsonData(value, site) as JsonObject
+  return toJsonData(value, call) as JsonObject
 }
 
 /**

@@ -19,8 +19,8 @@ export interface Layer {
   readonly data: unknown
 }
 
-/** The site a list of layers is gathered for: a namespace, the scope resolved (if any) and the instance's base. */
-export interface LayerSite extends SectionKey {
+/** What a list of layers is gathered for: a namespace, the scope resolved (if any), the instance's base, and how the kind reads its sections. */
+export interface ResolutionTarget extends SectionKey {
   base?: unknown
   /**
    * How the kind reads a well-formed stored section (`readerOf` in
@@ -40,7 +40,7 @@ export function sectionLayerData(section: unknown): unknown {
 }
 
 /**
- * The data layers of one resolution site, lowest first, read from `doc`. The
+ * The data layers of one resolution target, lowest first, read from `doc`. The
  * schema's defaults are not listed: the schema applies them when it resolves.
  * A stored `null` section is an empty layer ({@link sectionLayerData}). A
  * stored section that cannot feed resolution (not an object, or holding a
@@ -49,20 +49,20 @@ export function sectionLayerData(section: unknown): unknown {
  */
 export function layersAt(
   doc: SectionSource,
-  site: LayerSite,
+  target: ResolutionTarget,
   onProblem: (layer: Layer['name'], problem: string) => void = (layer, problem) => {
-    throw new SettingsValidationError({ ns: site.ns, scope: layer === 'scope' ? site.scope : undefined, path: [], reason: `section ${problem}` })
+    throw new SettingsValidationError({ ns: target.ns, scope: layer === 'scope' ? target.scope : undefined, path: [], reason: `section ${problem}` })
   },
 ): Layer[] {
-  const layers: Layer[] = [{ name: 'base', data: site.base }, storedLayer(doc, site, 'global', undefined, onProblem)]
-  if (site.scope !== undefined) layers.push(storedLayer(doc, site, 'scope', site.scope, onProblem))
+  const layers: Layer[] = [{ name: 'base', data: target.base }, storedLayer(doc, target, 'global', undefined, onProblem)]
+  if (target.scope !== undefined) layers.push(storedLayer(doc, target, 'scope', target.scope, onProblem))
   return layers
 }
 
 /** One stored section of {@link layersAt} as its layer; a malformed one is told to `onProblem` and holds nothing. */
-function storedLayer(doc: SectionSource, site: LayerSite, name: 'global' | 'scope', scope: string | undefined, onProblem: (layer: Layer['name'], problem: string) => void): Layer {
-  const raw = sectionLayerData(sectionFrom(doc, site.ns, scope))
-  const read = storedSectionProblem(raw) ?? site.read?.(raw) ?? { data: raw }
+function storedLayer(doc: SectionSource, target: ResolutionTarget, name: 'global' | 'scope', scope: string | undefined, onProblem: (layer: Layer['name'], problem: string) => void): Layer {
+  const raw = sectionLayerData(sectionFrom(doc, target.ns, scope))
+  const read = storedSectionProblem(raw) ?? target.read?.(raw) ?? { data: raw }
   if (typeof read !== 'string') return { name, data: read.data }
   onProblem(name, read)
   return { name, data: undefined }

@@ -1,6 +1,6 @@
 import { copyData, isPlainObject, setOwn } from './data.ts'
 import { SettingsValidationError } from './errors.ts'
-import { inputError, storedSectionProblem, type InputSite } from './json.ts'
+import { inputError, storedSectionProblem, type InputCall } from './json.ts'
 import { checkMigrations, MigrationStepFailure, runMigrations, SettingsMigrationStepError, type MigrationStep } from './migration-steps.ts'
 import { SECTION_VERSION_KEY, type SettingsSectionMigration } from './migration-types.ts'
 import type { Kind } from './registry.ts'
@@ -130,9 +130,9 @@ export function stepsOf(plan: MigrationPlan, from: number, to = plan.version): P
  * it is at (or past) the kind's version, else its migration with `$version` set.
  * @throws {SettingsValidationError} when it cannot be migrated (the write fails, the stored text stays).
  */
-function writeBase(plan: MigrationPlan, stored: JsonObject, site: InputSite): JsonObject {
+function writeBase(plan: MigrationPlan, stored: JsonObject, call: InputCall): JsonObject {
   const reading = readSection(plan, stored)
-  if (!reading.ok) throw new SettingsValidationError({ ns: site.ns ?? plan.ns, scope: site.scope, path: [], reason: `stored section ${reading.problem}; replace the section to repair it` })
+  if (!reading.ok) throw new SettingsValidationError({ ns: call.ns ?? plan.ns, scope: call.scope, path: [], reason: `stored section ${reading.problem}; replace the section to repair it` })
   if (reading.stored >= plan.version) return stored
   return { [SECTION_VERSION_KEY]: plan.version, ...reading.data }
 }
@@ -150,8 +150,8 @@ function withVersion(section: JsonObject, version: number): JsonObject {
   return { [SECTION_VERSION_KEY]: version, ...section }
 }
 
-function versionRefusal(site: InputSite, what: string, op?: number): never {
-  throw inputError(op === undefined ? site : { ...site, op }, 'bad-argument', what, [SECTION_VERSION_KEY])
+function versionRefusal(call: InputCall, what: string, op?: number): never {
+  throw inputError(op === undefined ? call : { ...call, op }, 'bad-argument', what, [SECTION_VERSION_KEY])
 }
 
 /**
@@ -164,25 +164,25 @@ function versionRefusal(site: InputSite, what: string, op?: number): never {
  * @throws {SettingsInputError} for a payload that sets `$version` where it may not.
  * @throws {SettingsValidationError} when the stored section cannot be migrated, or is malformed and the write cannot repair it.
  */
-export function deriveVersioned(kind: Kind, stored: unknown, payload: WritePayload, site: InputSite): JsonObject {
+export function deriveVersioned(kind: Kind, stored: unknown, payload: WritePayload, call: InputCall): JsonObject {
   const plan = planOf(kind)
   const sound = isPlainObject(stored) && storedSectionProblem(stored) === undefined
-  if (payload.mode === 'migrate') return sound ? writeBase(plan, stored as JsonObject, site) : (stored as JsonObject)
+  if (payload.mode === 'migrate') return sound ? writeBase(plan, stored as JsonObject, call) : (stored as JsonObject)
   if (payload.mode === 'replace') {
     const named = Object.hasOwn(payload.data, SECTION_VERSION_KEY) ? storedVersion(payload.data) : plan.version
-    if (named === undefined || named > plan.version) versionRefusal(site, `${JSON.stringify(SECTION_VERSION_KEY)} must be a version from 0 to ${plan.version}, this plugin's`)
-    return withVersion(deriveSection(stored, payload, site), named)
+    if (named === undefined || named > plan.version) versionRefusal(call, `${JSON.stringify(SECTION_VERSION_KEY)} must be a version from 0 to ${plan.version}, this plugin's`)
+    return withVersion(deriveSection(stored, payload, call), named)
   }
   if (payload.mode === 'update' && Object.hasOwn(payload.data, SECTION_VERSION_KEY)) {
-    versionRefusal(site, `${JSON.stringify(SECTION_VERSION_KEY)} is the section's version, which the seam keeps: only replace may name one`)
+    versionRefusal(call, `${JSON.stringify(SECTION_VERSION_KEY)} is the section's version, which the seam keeps: only replace may name one`)
   }
   if (payload.mode === 'mutate') {
     const index = payload.ops.findIndex((op) => op.path[0] === SECTION_VERSION_KEY || (op.op === 'set' && op.path.length === 0 && isPlainObject(op.value) && Object.hasOwn(op.value, SECTION_VERSION_KEY)))
-    if (index >= 0) versionRefusal(site, `${JSON.stringify(SECTION_VERSION_KEY)} is the section's version, which the seam keeps: only replace may name one`, index)
+    if (index >= 0) versionRefusal(call, `${JSON.stringify(SECTION_VERSION_KEY)} is the section's version, which the seam keeps: only replace may name one`, index)
   }
-  const base = sound ? writeBase(plan, stored as JsonObject, site) : stored
+  const base = sound ? writeBase(plan, stored as JsonObject, call) : stored
   const version = sound ? Math.max(storedVersion(base) ?? 0, plan.version) : plan.version
-  return withVersion(deriveSection(base, payload, site), version)
+  return withVersion(deriveSection(base, payload, call), version)
 }
 
 /**

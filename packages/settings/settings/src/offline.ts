@@ -110,9 +110,9 @@ function offlineKind(given: OfflineKind, document: SettingsDocument): Kind {
   const kind = given.envelope ? createKind(ns, given.schema, given.envelope, '', given.envelope) : createKind(ns, given.schema, ...spread(identify(given.schema)))
   const steps = given.steps ?? []
   adoptPlan(kind, planFor(ns, { version: given.version ?? 0, migrations: stepsAsStored(steps) }, () => {}))
-  for (const site of given.instances) {
-    const scope = optionalScopeId(site.scope)
-    const instance = instanceOf(kind, document, scope, site, given.applies ?? 'live')
+  for (const entry of given.instances) {
+    const scope = optionalScopeId(entry.scope)
+    const instance = instanceOf(kind, document, scope, entry, given.applies ?? 'live')
     if (instance) kind.instances.set(scopeKey(scope), instance)
   }
   return kind

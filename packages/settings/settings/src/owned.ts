@@ -1,5 +1,5 @@
 /**
- * Containers a provider handed over for the seam alone (see `handOver` in
+ * Containers a provider gave the seam alone (see `transferToSeam` in
  * document.ts) that hold nothing but plain data and no prototype key at any
  * depth. They are the seam's own: never copied, and never walked again for
  * prototype keys. One mark per container, made by the one walk that checks it.

@@ -2,7 +2,7 @@ import { copyData } from './data.ts'
 import { SettingsInputError } from './errors.ts'
 import { PROTOTYPE_KEYS } from './ids.ts'
 import { isPlainObject } from './data.ts'
-import { inputError, MAX_DEPTH, readOwnData, toJsonData, type InputSite } from './json.ts'
+import { inputError, MAX_DEPTH, readOwnData, toJsonData, type InputCall } from './json.ts'
 import type { JsonObject, JsonValue } from './types.ts'
 
 /** Most ops one `mutate` call may carry. */
@@ -59,17 +59,17 @@ function dataElements(value: unknown[]): unknown[] | undefined {
  * @throws {SettingsInputError} for the first malformed op: `bad-op`, `too-many-ops`, `too-deep`,
  *   `prototype-key`, `not-object` (a root `set`), or a {@link toJsonData} refusal of its value.
  */
-export function checkPathOps(ops: unknown, site: InputSite): CheckedPathOp[] {
+export function checkPathOps(ops: unknown, call: InputCall): CheckedPathOp[] {
   const fail = (reason: 'bad-op' | 'too-many-ops', what: string): never => {
-    throw inputError(site, reason, what)
+    throw inputError(call, reason, what)
   }
   if (!Array.isArray(ops)) return fail('bad-op', 'ops must be an array of path ops')
   if (ops.length > MAX_OPS) fail('too-many-ops', `at most ${MAX_OPS} ops are allowed in one call`)
   const list = dataElements(ops) ?? fail('bad-op', 'ops must be an array of path ops without holes or accessors')
   return list.map((input, index) => {
-    const opSite: InputSite = { ...site, op: index }
+    const opCall: InputCall = { ...call, op: index }
     const bad = (what: string): never => {
-      throw inputError(opSite, 'bad-op', what)
+      throw inputError(opCall, 'bad-op', what)
     }
     const op = dataProperties(input)
     const kind = op?.get('op')
@@ -80,22 +80,22 @@ export function checkPathOps(ops: unknown, site: InputSite): CheckedPathOp[] {
     const path = Array.isArray(rawPath) ? dataElements(rawPath) : undefined
     if (!path || !path.every((segment) => typeof segment === 'string')) return bad('op paths must be arrays of strings')
     const segments = path as string[]
-    if (segments.length > MAX_DEPTH) throw inputError(opSite, 'too-deep', `path is deeper than ${MAX_DEPTH} segments`)
+    if (segments.length > MAX_DEPTH) throw inputError(opCall, 'too-deep', `path is deeper than ${MAX_DEPTH} segments`)
     const forbidden = segments.findIndex((segment) => PROTOTYPE_KEYS.has(segment))
     if (forbidden >= 0) {
-      throw inputError(opSite, 'prototype-key', `prototype key ${JSON.stringify(segments[forbidden])} is not allowed in a path`, segments.slice(0, forbidden + 1))
+      throw inputError(opCall, 'prototype-key', `prototype key ${JSON.stringify(segments[forbidden])} is not allowed in a path`, segments.slice(0, forbidden + 1))
     }
     if (kind === 'unset') return { op: 'unset', path: segments }
     const value = op.get('value')
     if (value === undefined) bad('a set op needs a value')
-    if (segments.length === 0 && !isPlainObject(value)) throw rootNotObject(opSite)
-    return { op: 'set', path: segments, value: toJsonData(value, opSite, segments) }
+    if (segments.length === 0 && !isPlainObject(value)) throw rootNotObject(opCall)
+    return { op: 'set', path: segments, value: toJsonData(value, opCall, segments) }
   })
 }
 
 /** The refusal of a `set` at the section root whose value is not a plain object: a section is always one. */
-function rootNotObject(site: InputSite): SettingsInputError {
-  return inputError(site, 'not-object', 'setting the section root requires a plain object', [])
+function rootNotObject(call: InputCall): SettingsInputError {
+  return inputError(call, 'not-object', 'setting the section root requires a plain object', [])
 }
 
 /**
@@ -108,15 +108,15 @@ function rootNotObject(site: InputSite): SettingsInputError {
  *   the array's), `not-object` for a root `set` of anything but a plain object (only reachable with ops
  *   built by hand, since {@link checkPathOps} refuses it first).
  */
-export function applyPathOps(section: JsonObject, ops: readonly CheckedPathOp[], site: InputSite): JsonObject {
+export function applyPathOps(section: JsonObject, ops: readonly CheckedPathOp[], call: InputCall): JsonObject {
   let result = copyData(section)
   ops.forEach((op, index) => {
-    const opSite: InputSite = { ...site, op: index }
+    const opCall: InputCall = { ...call, op: index }
     if (op.path.length === 0) {
       if (op.op === 'unset') result = {}
       else if (isPlainObject(op.value)) result = copyData(op.value as JsonObject)
-      else throw rootNotObject(opSite)
-    } else if (op.op === 'set') setAt(result, op.path, op.value, opSite)
+      else throw rootNotObject(opCall)
+    } else if (op.op === 'set') setAt(result, op.path, op.value, opCall)
     else unsetAt(result, op.path)
   })
   return result
@@ -124,21 +124,21 @@ export function applyPathOps(section: JsonObject, ops: readonly CheckedPathOp[],
 
 type Container = JsonObject | JsonValue[]
 
-function arrayIndex(array: JsonValue[], segment: string, path: string[], depth: number, site: InputSite, allowAppend: boolean): number {
+function arrayIndex(array: JsonValue[], segment: string, path: string[], depth: number, call: InputCall, allowAppend: boolean): number {
   const limit = allowAppend ? array.length : array.length - 1
   if (!INDEX.test(segment) || Number(segment) > limit) {
-    throw inputError(site, 'bad-index', `segment ${JSON.stringify(segment)} is not an element index of the array`, path.slice(0, depth))
+    throw inputError(call, 'bad-index', `segment ${JSON.stringify(segment)} is not an element index of the array`, path.slice(0, depth))
   }
   return Number(segment)
 }
 
-function setAt(root: JsonObject, path: string[], value: JsonValue, site: InputSite): void {
+function setAt(root: JsonObject, path: string[], value: JsonValue, call: InputCall): void {
   let node: Container = root
   for (let depth = 0; depth < path.length; depth++) {
     const segment = path[depth]!
     const last = depth === path.length - 1
     if (Array.isArray(node)) {
-      const index = arrayIndex(node, segment, path, depth, site, last)
+      const index = arrayIndex(node, segment, path, depth, call, last)
       if (last) {
         node[index] = copyData(value)
         return

@@ -3,7 +3,7 @@ import { describeAll } from './describe.ts'
 import { SettingsEngine } from './engine.ts'
 import { SettingsProviderContractError, SettingsStoreError } from './errors.ts'
 import { diffDocuments } from './history-diff.ts'
-import { judgeSite } from './judge.ts'
+import { tryResolve } from './resolve-instances.ts'
 import { planOf, stepsOf } from './migrations.ts'
 import { scopeKey } from './registry.ts'
 import type { SettingsSectionVersion, SettingsSnapshot } from './snapshot.ts'
@@ -12,6 +12,7 @@ import { documentWith } from './document.ts'
 import type { SettingsChanges } from './snapshot.ts'
 import type { SectionKey } from './document.ts'
 import { installSection } from './install-section.ts'
+import { setSecretPaths } from './redact.ts'
 import type {
   SettingsDescribeOptions,
   SettingsDescriptor,
@@ -23,6 +24,7 @@ import type {
   SettingsSchema,
   SettingsScope,
   SettingsScopeId,
+  SettingsSecretOrigin,
   SettingsHistoryQuery,
   SettingsHistoryVersion,
   SettingsSectionDiff,
@@ -86,6 +88,7 @@ export abstract class SettingsProvider extends Service {
       },
       store: (transaction) => provider.store(transaction),
       cannotHold: (key, section) => provider.cannotHold(key, section),
+      secretSource: (key, path) => provider.secretSource(key, path),
     }, () => provider.kindsChanged())
   }
 
@@ -115,6 +118,37 @@ export abstract class SettingsProvider extends Service {
     void key
     void section
     return undefined
+  }
+
+  /**
+   * Where the secret at `path` of the stored section `key` gets its value,
+   * when the store holds a reference there instead of the value: a secret
+   * store (`store`, with the name it is kept under), an environment variable
+   * (`env`, its name) or a file (`file`, its path); never the value itself.
+   * `describe` asks it for every set secret a user section supplies (a scoped
+   * section's own under its scope, else the global section), to fill the
+   * slot's `source` and `reference`. The default, `undefined`, says the
+   * document holds the value (`source: 'document'`). Must be cheap and must
+   * not throw (a throw leaves the slot without a source).
+   * @param key - the section: the global one (`scope` undefined) or one scope's.
+   * @param path - the secret's path inside that section, as the descriptor's slot names it.
+   */
+  protected secretSource(key: SectionKey, path: readonly string[]): SettingsSecretOrigin | undefined {
+    void key
+    void path
+    return undefined
+  }
+
+  /**
+   * The paths inside `section` (a raw section of namespace `ns`) that the
+   * registered kind's schema marks secret (`role('secret')`) and that hold a
+   * value, as the redactor finds them: what a provider moves out of the
+   * document. A value the schema cannot vouch for around a secret is one path
+   * as a whole (the redactor fails closed). `[]` for a namespace no plugin has
+   * registered now, or a kind without secrets.
+   */
+  protected secretPaths(ns: string, section: unknown): string[][] {
+    return setSecretPaths(this.engine.registry.kinds.get(ns)?.redactor, section)
   }
 
   /**
@@ -184,7 +218,7 @@ export abstract class SettingsProvider extends Service {
       if (!kind) return undefined
       return {
         redactor: kind.redactor,
-        accepts: (document, scope) => judgeSite(kind, kind.instances.get(scopeKey(scope)), scope, document).ok,
+        accepts: (document, scope) => tryResolve(kind, kind.instances.get(scopeKey(scope)), scope, document).ok,
         steps: (from, to) => stepsOf(planOf(kind), from, to),
       }
     })

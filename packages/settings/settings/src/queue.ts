@@ -20,7 +20,7 @@ export class GroupQueue<W> {
    */
   private ending = false
 
-  /** @param runGroup - runs one group to completion; it must settle every write itself and never reject. */
+  /** @param runGroup - runs one group to completion; it must answer every write itself and never reject. */
   constructor(private readonly runGroup: (group: W[]) => Promise<void>) {}
 
   /** Queue a write; it joins the next group that starts. */

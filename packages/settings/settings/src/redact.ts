@@ -238,3 +238,12 @@ export function createRedactor(schema: AnySchema): Redactor {
     undeclared: (value) => undeclaredPaths(schema, value),
   }
 }
+
+/**
+ * The paths of `value` where `redactor`'s schema marks a secret that holds a
+ * value (its set slots); `[]` without a redactor or when the schema has no secret.
+ */
+export function setSecretPaths(redactor: Redactor | undefined, value: unknown): string[][] {
+  if (!redactor?.hasSecrets) return []
+  return redactor.redact(value).slots.filter((slot) => slot.set).map((slot) => slot.path)
+}

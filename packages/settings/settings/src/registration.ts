@@ -120,14 +120,14 @@ export class Registrations {
    * call with {@link SettingsNeedsSetupError}: the plugin stops here, and is
    * started again by {@link setupDone} once a write makes the section resolve.
    */
-  private waitForSetup(caller: Context, kind: Kind, site: Pick<Instance, 'scope' | 'base' | 'validate'> & { applies: Instance['applies'] | undefined }, missing: string[][]): never {
-    const { scope } = site
+  private waitForSetup(caller: Context, kind: Kind, asked: Pick<Instance, 'scope' | 'base' | 'validate'> & { applies: Instance['applies'] | undefined }, missing: string[][]): never {
+    const { scope } = asked
     const instance: Instance = {
       kind,
       scope,
-      base: site.base,
-      applies: site.applies ?? 'live',
-      validate: site.validate,
+      base: asked.base,
+      applies: asked.applies ?? 'live',
+      validate: asked.validate,
       value: undefined,
       failing: true,
       alive: true,

@@ -35,7 +35,7 @@ export interface Instance {
   setup?: PendingSetup
   alive: boolean
   readonly watchers: Set<Watcher<any>>
-  /** Watcher calls of this instance not yet settled. */
+  /** Watcher calls of this instance not yet finished. */
   readonly inflight: Inflight
 }
 

@@ -1,6 +1,7 @@
 import Schema from 'schemastery'
 import { SettingsValidationError } from './errors.ts'
 import { copyData, frozenCopy } from './data.ts'
+import type { SectionKey } from './document.ts'
 import { formatPath } from './json.ts'
 import type { Layer } from './layers.ts'
 import { mergeLayers } from './merge.ts'
@@ -10,12 +11,6 @@ import { findRefusal, refusalOf, type Refusal } from './refusal.ts'
 import { validatorOf, type Kind } from './registry.ts'
 import { scrubbedError, secretTexts } from './scrub.ts'
 import type { SettingsSchema } from './types.ts'
-
-/** The section a resolution concerns, for error messages. */
-export interface SectionSite {
-  ns: string
-  scope?: string
-}
 
 /**
  * The part of a schemastery message that describes the schema, never the
@@ -48,19 +43,19 @@ function bareMessage(message: string, path: readonly PropertyKey[]): string {
  * means (see {@link schemaRefusal}). The received value never reaches the message.
  * @throws {SettingsValidationError}
  */
-export function applySchema<T>(schema: SettingsSchema<T>, data: unknown, site: SectionSite): T {
-  return resolveFresh(schema, () => copyData(data), site)
+export function applySchema<T>(schema: SettingsSchema<T>, data: unknown, key: SectionKey): T {
+  return resolveFresh(schema, () => copyData(data), key)
 }
 
 /**
  * Run a schema over `fresh()`; on a refusal, take `fresh()` again (schemastery
  * writes adapted values into what it resolves) to find where the data means it.
  */
-function resolveFresh<T>(schema: SettingsSchema<T>, fresh: () => unknown, site: SectionSite): T {
+function resolveFresh<T>(schema: SettingsSchema<T>, fresh: () => unknown, key: SectionKey): T {
   try {
     return schema(fresh() as never)
   } catch (error) {
-    throw schemaRefusal(error, site, { schema, data: fresh() })
+    throw schemaRefusal(error, key, { schema, data: fresh() })
   }
 }
 
@@ -70,14 +65,14 @@ function resolveFresh<T>(schema: SettingsSchema<T>, fresh: () => unknown, site: 
  * as deep as the data's meaning goes (`findRefusal`): a union the data means
  * one branch of is refused at that branch's field, not as a whole.
  */
-export function schemaRefusal(error: unknown, site: SectionSite, refused?: { schema: Schema; data: unknown }): SettingsValidationError {
+export function schemaRefusal(error: unknown, key: SectionKey, refused?: { schema: Schema; data: unknown }): SettingsValidationError {
   const found = refusalOf(error) && refused ? deepestRefusal(refused.schema, refused.data) : undefined
   const refusal = found ?? refusalOf(error)
   const path = refusal?.path ?? []
   const expected = refusal ? (refusal.expected ?? expectationOf(bareMessage(refusal.message, path))) : 'is invalid'
   const segments = path.map((segment) => (typeof segment === 'number' ? segment : String(segment)))
   return new SettingsValidationError({
-    ...site,
+    ...key,
     path: segments.map(String),
     reason: `is invalid at ${formatPath(segments)}: ${expected}`,
   })
@@ -104,15 +99,15 @@ export function resolveValue<T>(
   schema: SettingsSchema<T>,
   layers: readonly unknown[],
   validate: ((value: T) => void) | undefined,
-  site: SectionSite,
+  key: SectionKey,
   redactor?: Redactor,
 ): T {
   // mergeLayers returns fresh objects: schemastery writes adapted values back into its input.
-  return checked(frozenCopy(resolveFresh(schema, () => mergeLayers(layers), site)), layers, validate, site, redactor)
+  return checked(frozenCopy(resolveFresh(schema, () => mergeLayers(layers), key)), layers, validate, key, redactor)
 }
 
 /** `value` once the owner's check (if any) accepted it. */
-function checked<T>(value: T, layers: readonly unknown[], validate: ((value: T) => void) | undefined, site: SectionSite, redactor?: Redactor): T {
+function checked<T>(value: T, layers: readonly unknown[], validate: ((value: T) => void) | undefined, key: SectionKey, redactor?: Redactor): T {
   if (validate) {
     try {
       validate(value)
@@ -120,7 +115,7 @@ function checked<T>(value: T, layers: readonly unknown[], validate: ((value: T) 
       // The owner's message may quote a secret it was handed: every secret of the candidate and its layers is cut out.
       const secrets = redactor ? secretTexts(redactor, [value, ...layers]) : []
       const cause = scrubbedError(thrown, secrets)
-      throw new SettingsValidationError({ ...site, path: [], reason: `was refused by its owner's check: ${cause.message}`, cause })
+      throw new SettingsValidationError({ ...key, path: [], reason: `was refused by its owner's check: ${cause.message}`, cause })
     }
   }
   return value
@@ -138,14 +133,14 @@ export function resolveKind(
   validate: ((value: any) => void) | undefined = validatorOf(kind),
 ): unknown {
   const data = layers.map((layer) => layer.data)
-  const site = { ns: kind.ns, scope }
+  const key: SectionKey = { ns: kind.ns, scope }
   const last = lastResolutions(kind)
   const at = `${scope ?? ''}\0${data.length}`
   const known = last.get(at)
   let value = known && changedOnly(kind.schema, data, known)
-  if (value === undefined) value = frozenCopy(resolveFresh(kind.schema, () => mergeLayers(data), site))
+  if (value === undefined) value = frozenCopy(resolveFresh(kind.schema, () => mergeLayers(data), key))
   last.set(at, { layers: data, value })
-  return checked(value, data, validate, site, kind.redactor)
+  return checked(value, data, validate, key, kind.redactor)
 }
 
 /**
@@ -160,7 +155,7 @@ function changedOnly(schema: SettingsSchema<unknown>, layers: readonly unknown[]
   }
 }
 
-/** Each kind's last resolution per site (scope and layer count), for {@link resolveChanged}. */
+/** Each kind's last resolution per scope and layer count, for {@link resolveChanged}. */
 const resolutions = new WeakMap<Kind, Map<string, Resolution>>()
 
 function lastResolutions(kind: Kind): Map<string, Resolution> {

@@ -1,13 +1,14 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'cordis'
 import type { WriteOutcome } from './commit.ts'
 import { dataEqual } from './equal.ts'
 import { sectionId, type SectionKey } from './document.ts'
 import { SettingsConflictError, SettingsInputError, SettingsProviderContractError, SettingsStoreError, SettingsUnavailableError } from './errors.ts'
 import { optionalScopeId, sectionLabel, settingsNamespace, settingsRevision } from './ids.ts'
-import { judgeWrite } from './judge.ts'
+import { resolveAfterWrite } from './resolve-instances.ts'
 import { GroupQueue } from './queue.ts'
 import type { Instance, Kind } from './registry.ts'
-import type { JsonObject, SettingsChangeOrigin, SettingsDocument, SettingsNamespace, SettingsScopeId, SettingsWriteOrigin } from './types.ts'
+import type { JsonObject, SettingsChangeOrigin, SettingsDocument, SettingsNamespace, SettingsScopeId, SettingsSecretOrigin, SettingsWriteOrigin } from './types.ts'
 import { SectionOverlay, type SettingsSectionChange, type SettingsSectionRead } from './overlay.ts'
 import { versionMap, type SettingsSectionVersion } from './snapshot.ts'
 import { deriveVersioned } from './migrations.ts'
@@ -15,7 +16,7 @@ import { checkPayload, type WriteMode, type WritePayload } from './writes.ts'
 
 /**
  * One group of queued writes on its way to the store: the sections it
- * changes, the committed sections it was derived and judged from, and who made
+ * changes, the committed sections it was derived and resolved from, and who made
  * it. The seam derives and validates the writes before handing the transaction
  * over, once; the provider stores the changes in one step of its own (a file
  * replaced under a lock, a database transaction) only if the store still holds
@@ -40,7 +41,7 @@ export interface SettingsTransaction {
    * `{ moved: true }` (after publishing) if they moved, else nothing.
    */
   readonly changes: readonly SettingsSectionChange[]
-  /** The committed sections the writes were derived and judged from, with the revisions the seam holds for them. */
+  /** The committed sections the writes were derived and resolved from, with the revisions the seam holds for them. */
   readonly reads: readonly SettingsSectionRead[]
   /** Who made the changes, for a provider that records it (history). */
   readonly origins: ReadonlySet<SettingsChangeOrigin>
@@ -56,13 +57,15 @@ export interface SettingsBackend {
   store(transaction: SettingsTransaction): Promise<SettingsStoreResult>
   /** The store's refusal of a section it cannot hold, or `undefined`: asked per changed write, it fails that write alone. */
   cannotHold?(key: SectionKey, section: JsonObject): Error | undefined
+  /** Where the secret at `path` of a stored section gets its value when the store holds a reference there; asked by describe. */
+  secretSource?(key: SectionKey, path: readonly string[]): SettingsSecretOrigin | undefined
 }
 
 /**
  * What the write path reads from the rest of the seam, and where it hands
  * its results: nothing else of the seam is reachable from a write.
  */
-export interface WriteLedger {
+export interface WriteHost {
   /** Whether the service has begun stopping: queued writes are refused. */
   readonly stopped: boolean
   readonly logger: Logger
@@ -78,7 +81,7 @@ export interface WriteLedger {
   holdPublishes(): () => void
   /** Take the publishes held back so far, now (before the stored changes are committed). */
   takePublishes(): void
-  /** Commit one stored, judged write. */
+  /** Commit one stored, checked write. */
   commit(key: SectionKey, outcome: WriteOutcome, invariants: unknown[]): void
 }
 
@@ -139,13 +142,13 @@ function disposedBeforeRun(write: PendingWrite): SettingsUnavailableError {
 /**
  * The write path: call-time checks, the ordered queue, and the transaction
  * each group of queued writes runs through the provider. Each write is
- * derived and judged once inside the transaction; what it judged is handed
- * to the ledger's `commit`, which resolves nothing again.
+ * derived and its values resolved once inside the transaction; what it
+ * resolved goes to the host's `commit`, which resolves nothing again.
  */
 export class WriteRunner {
   private readonly queue = new GroupQueue<PendingWrite>((group) => this.runGroup(group))
 
-  constructor(private readonly ledger: WriteLedger, private readonly backend: SettingsBackend) {}
+  constructor(private readonly host: WriteHost, private readonly backend: SettingsBackend) {}
 
   /** Reject every write that has not started, then wait for the running group. */
   async stop(): Promise<void> {
@@ -153,7 +156,7 @@ export class WriteRunner {
     await this.queue.idle()
   }
 
-  /** Check a write at call time, queue it, and settle once it committed or failed. */
+  /** Check a write at call time and queue it; resolves once it committed, rejects when it failed. */
   write(request: WriteRequest): Promise<void> {
     let write: PendingWrite
     try {
@@ -178,11 +181,11 @@ export class WriteRunner {
     if (request.origin !== undefined && !WRITE_ORIGINS.has(request.origin)) {
       throw new SettingsInputError(`${label}: origin must be one of ${[...WRITE_ORIGINS].join(', ')} or absent`, { ns, scope })
     }
-    if (this.ledger.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be written`, key)
+    if (this.host.stopped) throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings service is disposed: ${sectionLabel(ns, scope)} cannot be written`, key)
     if (request.owner && !request.owner.alive) {
       throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${sectionLabel(ns, scope)} registration is disposed`, key)
     }
-    if (!this.ledger.kind(ns)) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(ns)} is not registered`, key)
+    if (!this.host.kind(ns)) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(ns)} is not registered`, key)
     if (!this.backend.writable) throw new SettingsUnavailableError('SETTINGS_READ_ONLY', `settings provider is read-only: ${label} cannot persist`, key)
     const write: PendingWrite = { key, label, payload, owner: request.owner, origin: request.mode === 'migrate' ? 'migration' : (request.origin ?? (request.owner ? 'plugin' : 'host')), resolve: () => {}, reject: () => {} }
     if (expectedRevision !== undefined) write.expectedRevision = expectedRevision
@@ -190,7 +193,7 @@ export class WriteRunner {
   }
 
   /**
-   * Run one group of queued writes to its end: derive and judge every write
+   * Run one group of queued writes to its end: derive and resolve every write
    * against the committed document, hand the changes to the store once, and
    * commit what it stored. When the store moved under the group's reads (the
    * provider published what it found meanwhile), the group is derived again
@@ -199,15 +202,15 @@ export class WriteRunner {
   private async runGroup(group: PendingWrite[]): Promise<void> {
     if (!group.length) return
     for (let pass = 1; pass <= MAX_PASSES; pass++) {
-      if (this.ledger.stopped) {
+      if (this.host.stopped) {
         for (const write of group) write.reject(disposedBeforeRun(write))
         return
       }
       const { transaction: derived, unsure } = this.derivePass(group)
       // A pass with no changes stores nothing, unless a refusal may only mean this host has not heard of the store's change yet.
-      if (!derived.changes.length && !unsure) return this.settle(group)
+      if (!derived.changes.length && !unsure) return this.answerWriters(group)
       // Changes the provider publishes while it stores are older than what it stores: they are taken before the commit.
-      const release = this.ledger.holdPublishes()
+      const release = this.host.holdPublishes()
       let result: SettingsStoreResult
       try {
         result = await this.backend.store(derived)
@@ -216,10 +219,10 @@ export class WriteRunner {
         for (const write of group) write.reject(write.failure ?? error)
         return
       }
-      this.ledger.takePublishes()
+      this.host.takePublishes()
       if (result && result.moved === true) {
         release()
-        if (pass > 1) await new Promise<void>((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** pass, MAX_RETRY_PAUSE_MS)))
+        if (pass > 1) await sleep(Math.random() * Math.min(2 ** pass, MAX_RETRY_PAUSE_MS))
         continue
       }
       try {
@@ -231,14 +234,14 @@ export class WriteRunner {
       } finally {
         release()
       }
-      return this.settle(group)
+      return this.answerWriters(group)
     }
     const busy = new SettingsStoreError('SETTINGS_STORE_BUSY', `the settings store kept changing under the queued writes (${MAX_PASSES} attempts); nothing was written`, 'settings')
     for (const write of group) write.reject(write.failure ?? busy)
   }
 
   /** Tell every writer of the group its outcome; a write whose commit met an `INVARIANT` listener failure gets that failure. */
-  private settle(group: PendingWrite[]): void {
+  private answerWriters(group: PendingWrite[]): void {
     for (const write of group) {
       if (write.failure !== undefined || !write.outcome) write.reject(write.failure ?? new Error(`settings ${write.label} was not derived`))
       else if (write.invariant !== undefined) write.reject(write.invariant)
@@ -254,7 +257,7 @@ export class WriteRunner {
    * (and send the group back if it moved) before that refusal stands.
    */
   private derivePass(group: PendingWrite[]): { transaction: SettingsTransaction; unsure: boolean } {
-    const overlay = new SectionOverlay(this.ledger.document, (key) => this.ledger.revision(key))
+    const overlay = new SectionOverlay(this.host.document, (key) => this.host.revision(key))
     const pending = new Map<string, number>()
     let unsure = false
     for (const write of group) {
@@ -265,38 +268,38 @@ export class WriteRunner {
         write.outcome = this.derive(write, overlay, pending)
       } catch (error) {
         write.failure = error
-        if (error instanceof SettingsConflictError && this.ledger.storeOwned && error.expected > error.actual && !pending.has(sectionId(write.key.ns, write.key.scope))) unsure = true
+        if (error instanceof SettingsConflictError && this.host.storeOwned && error.expected > error.actual && !pending.has(sectionId(write.key.ns, write.key.scope))) unsure = true
       }
     }
     const origins = new Set(group.filter((write) => write.outcome?.changed).map((write) => write.origin))
     return { transaction: { changes: overlay.changes(), reads: overlay.reads(), origins }, unsure }
   }
 
-  /** Derive one write over the pass so far, check its revision, and judge every value it feeds. */
+  /** Derive one write over the pass so far, check its revision, and resolve every value it feeds. */
   private derive(write: PendingWrite, overlay: SectionOverlay, pending: Map<string, number>): WriteOutcome {
     const { key, label } = write
     if (write.owner && !write.owner.alive) {
       throw new SettingsUnavailableError('SETTINGS_DISPOSED', `settings namespace ${sectionLabel(key.ns, key.scope)} registration was disposed before the queued ${write.payload.mode} ran`, key)
     }
-    const kind = this.ledger.kind(key.ns)
+    const kind = this.host.kind(key.ns)
     if (!kind) throw new SettingsUnavailableError('SETTINGS_UNKNOWN_NAMESPACE', `settings namespace ${JSON.stringify(key.ns)} is not registered`, key)
     const id = sectionId(key.ns, key.scope)
     const stored = overlay.read(key.ns, key.scope)
-    const revision = pending.get(id) ?? this.ledger.revision(key)
+    const revision = pending.get(id) ?? this.host.revision(key)
     if (write.expectedRevision !== undefined && write.expectedRevision !== revision) {
       throw new SettingsConflictError({ ...key, expected: write.expectedRevision, actual: revision })
     }
     const section = deriveVersioned(kind, stored, write.payload, { label, ns: key.ns, scope: key.scope })
-    if (dataEqual(stored, section)) return { section, changed: false, revision, judged: new Map() }
-    const judged = judgeWrite(kind, key, overlay.with(key, section), overlay.read)
+    if (dataEqual(stored, section)) return { section, changed: false, revision, resolved: new Map() }
+    const resolved = resolveAfterWrite(kind, key, overlay.with(key, section), overlay.read)
     // A value the store cannot hold fails this write alone, before the group reaches the store.
     const refusal = this.backend.cannotHold?.(key, section)
     if (refusal) throw refusal
     overlay.write(key, section)
     // A store-owned revision is known only at commit; until then no later write of the group may expect one.
-    const after = this.ledger.storeOwned ? UNKNOWN_REVISION : revision + 1
+    const after = this.host.storeOwned ? UNKNOWN_REVISION : revision + 1
     pending.set(id, after)
-    return { section, changed: true, revision: after, judged }
+    return { section, changed: true, revision: after, resolved }
   }
 
   /**
@@ -307,14 +310,14 @@ export class WriteRunner {
    * @throws {SettingsProviderContractError} for versions that do not fit the revisions' kind.
    */
   private commitPass(group: PendingWrite[], versions: Iterable<SettingsSectionVersion> | undefined): void {
-    const last = this.ledger.storeOwned ? this.takeStoreVersions(group, versions) : undefined
+    const last = this.host.storeOwned ? this.takeStoreVersions(group, versions) : undefined
     if (!last && versions !== undefined) throw new SettingsProviderContractError('the provider answered store versions, but its load() reported none')
     for (const write of group) {
       const outcome = write.outcome
-      if (write.failure !== undefined || !outcome?.changed || this.ledger.stopped) continue
+      if (write.failure !== undefined || !outcome?.changed || this.host.stopped) continue
       if (last && last.get(sectionId(write.key.ns, write.key.scope)) !== write) continue
       const invariants: unknown[] = []
-      this.ledger.commit(write.key, outcome, invariants)
+      this.host.commit(write.key, outcome, invariants)
       if (invariants.length) write.invariant = invariants[0]
     }
   }
@@ -331,7 +334,7 @@ export class WriteRunner {
       if (write.failure !== undefined || !write.outcome?.changed) continue
       const id = sectionId(write.key.ns, write.key.scope)
       const version = map.get(id)
-      if (version === undefined || version <= this.ledger.revision(write.key)) {
+      if (version === undefined || version <= this.host.revision(write.key)) {
         throw new SettingsProviderContractError(`the provider stored ${sectionLabel(write.key.ns, write.key.scope)} but answered no newer store version for it`, write.key)
       }
       write.outcome.revision = version

@@ -117,6 +117,28 @@ export interface RedactedSecret {
   set: boolean
   /** The layer the resolved secret comes from; absent when unset or supplied by a schema default. */
   layer?: 'base' | 'global' | 'scope'
+  /**
+   * Where a set secret of a user section (`layer` `global` or `scope`) gets its
+   * value: written in the document (`document`), or a reference the provider
+   * resolves (a secret store, an environment variable, a file). Absent for an
+   * unset secret and for one the base or a default supplies.
+   */
+  source?: SettingsSecretSource
+  /** For a `store`, `env` or `file` source: the store's name, the variable, or the file's path. Never a value. */
+  reference?: string
+}
+
+/** Where a secret's value comes from: written inline in the document, or a reference resolved by the provider. */
+export type SettingsSecretSource = 'document' | 'store' | 'env' | 'file'
+
+/**
+ * A provider's answer to where one secret of a stored section comes from, when
+ * the document holds a reference there (see `SettingsProvider.secretSource`):
+ * the reference's kind and its name (a store's name, a variable, a file path), never a value.
+ */
+export interface SettingsSecretOrigin {
+  source: Exclude<SettingsSecretSource, 'document'>
+  reference: string
 }
 
 /**

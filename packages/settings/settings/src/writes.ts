@@ -1,5 +1,5 @@
 import { SettingsValidationError } from './errors.ts'
-import { inputError, MAX_WRITE_BYTES, storedSectionProblem, toJsonObject, utf8Length, type InputSite } from './json.ts'
+import { inputError, MAX_WRITE_BYTES, storedSectionProblem, toJsonObject, utf8Length, type InputCall } from './json.ts'
 import { sectionLayerData } from './layers.ts'
 import { mergeLayers, mergeShared } from './merge.ts'
 import { applyPathOps, checkPathOps, type CheckedPathOp } from './path.ts'
@@ -23,14 +23,14 @@ export type SectionPayload = Exclude<WritePayload, { mode: 'migrate' }>
  * controller) hand it over as they got it and map the refusal's `reason`.
  * @throws {SettingsInputError} for a non-object patch or section, malformed ops, non-JSON data or an oversized write.
  */
-export function checkPayload(mode: Exclude<WriteMode, 'migrate'>, payload: unknown, site: InputSite): SectionPayload
-export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite): WritePayload
-export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite): WritePayload {
+export function checkPayload(mode: Exclude<WriteMode, 'migrate'>, payload: unknown, call: InputCall): SectionPayload
+export function checkPayload(mode: WriteMode, payload: unknown, call: InputCall): WritePayload
+export function checkPayload(mode: WriteMode, payload: unknown, call: InputCall): WritePayload {
   if (mode === 'migrate') return { mode }
-  if (mode !== 'mutate') return { mode, data: toJsonObject(payload, site) }
-  const ops = checkPathOps(payload, site)
+  if (mode !== 'mutate') return { mode, data: toJsonObject(payload, call) }
+  const ops = checkPathOps(payload, call)
   if (utf8Length(JSON.stringify(ops)) > MAX_WRITE_BYTES) {
-    throw inputError(site, 'too-large', `ops exceed ${MAX_WRITE_BYTES} bytes of JSON`)
+    throw inputError(call, 'too-large', `ops exceed ${MAX_WRITE_BYTES} bytes of JSON`)
   }
   return { mode, ops }
 }
@@ -45,7 +45,7 @@ export function checkPayload(mode: WriteMode, payload: unknown, site: InputSite)
  * `mutate` whose first op addresses the section root.
  * @throws {SettingsValidationError} when the stored section is malformed and the write cannot repair it.
  */
-export function deriveSection(stored: unknown, payload: SectionPayload, site: InputSite): JsonObject {
+export function deriveSection(stored: unknown, payload: SectionPayload, call: InputCall): JsonObject {
   if (payload.mode === 'replace') return mergeLayers([payload.data]) as JsonObject
   // A stored `null` (a section whose fields were all commented out) reads as no section, and a write starts from `{}`.
   const section = sectionLayerData(stored)
@@ -53,13 +53,13 @@ export function deriveSection(stored: unknown, payload: SectionPayload, site: In
   const repairs = payload.mode === 'mutate' ? payload.ops[0]?.path.length === 0 : false
   if (problem && !repairs) {
     throw new SettingsValidationError({
-      ns: site.ns ?? '',
-      scope: site.scope,
+      ns: call.ns ?? '',
+      scope: call.scope,
       path: [],
       reason: `stored section ${problem}; replace the section to repair it`,
     })
   }
   const current = (problem ? {} : (section ?? {})) as JsonObject
   if (payload.mode !== 'mutate') return mergeShared(current, payload.data) as JsonObject
-  return applyPathOps(current, payload.ops, site)
+  return applyPathOps(current, payload.ops, call)
 }

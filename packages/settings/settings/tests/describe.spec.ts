@@ -63,9 +63,9 @@ describe('describe', () => {
     for (const secret of ['sk-GLOBAL', 'sk-TOKEN', 'sk-PASS', 'sk-SCOPE', 'sk-BASE', 'sk-DEFAULT-SECRET']) expect(text).not.toContain(secret)
     expect(scoped!.value).toMatchObject({ name: 'anon', profiles: { work: { url: 'u' } }, routes: [{ host: 'h' }] })
     expect(scoped!.secrets).toEqual([
-      { path: ['apiKey'], set: true, layer: 'scope' },
-      { path: ['profiles', 'work', 'token'], set: true, layer: 'global' },
-      { path: ['routes', '0', 'password'], set: true, layer: 'global' },
+      { path: ['apiKey'], set: true, layer: 'scope', source: 'document' },
+      { path: ['profiles', 'work', 'token'], set: true, layer: 'global', source: 'document' },
+      { path: ['routes', '0', 'password'], set: true, layer: 'global', source: 'document' },
       { path: ['shaped', 'inner'], set: true, layer: 'base' },
       { path: ['fallback'], set: true },
     ])

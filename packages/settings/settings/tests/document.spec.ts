@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { adoptDocument, changedSections, documentWith, getSection, handOver, type SectionKey } from '../src/document.ts'
+import { adoptDocument, changedSections, documentWith, getSection, transferToSeam, type SectionKey } from '../src/document.ts'
 import type { SettingsDocument } from '../src/types.ts'
 
 /** One section put into a new document. */
@@ -336,10 +336,10 @@ describe('adoptDocument reusing what the seam holds', () => {
   })
 })
 
-describe('handOver: a provider gives the seam a value it built for it alone', () => {
+describe('transferToSeam: a provider gives the seam a value it built for it alone', () => {
   it('is adopted without a copy, and a later version sharing parts of it copies only what is new', () => {
     const entries = [{ id: 'a' }, { id: 'b' }]
-    const input = handOver({ big: { entries, counter: 1 }, small: { on: true } })
+    const input = transferToSeam({ big: { entries, counter: 1 }, small: { on: true } })
     const first = adoptDocument(input).doc
     expect(first.big).toBe(input.big)
     expect((first.big as { entries: unknown }).entries).toBe(entries)
@@ -353,7 +353,7 @@ describe('handOver: a provider gives the seam a value it built for it alone', ()
 
   it('leaves a container holding anything but plain data to be copied as before', () => {
     const when = new Date(0)
-    const input = handOver({ dated: { when }, plain: { n: 1 } })
+    const input = transferToSeam({ dated: { when }, plain: { n: 1 } })
     const doc = adoptDocument(input).doc
     expect(doc.plain).toBe(input.plain)
     expect(doc.dated).not.toBe(input.dated)
@@ -362,7 +362,7 @@ describe('handOver: a provider gives the seam a value it built for it alone', ()
 
   it('copies every container on the way to something that is not plain data, however deep it lies', () => {
     const when = new Date(0)
-    const input = handOver({ ns: { outer: { inner: { when } }, list: [1, 2] } })
+    const input = transferToSeam({ ns: { outer: { inner: { when } }, list: [1, 2] } })
     const doc = adoptDocument(input).doc as { ns: { outer: { inner: { when: Date } }; list: number[] } }
     expect(doc.ns).not.toBe(input.ns)
     expect(doc.ns.outer).not.toBe(input.ns.outer)

@@ -102,7 +102,7 @@ describe('watch', () => {
     expect(callback).not.toHaveBeenCalled()
   })
 
-  it('lets a started invocation settle after its disposer runs', async () => {
+  it('lets a started invocation finish after its disposer runs', async () => {
     const { scope } = await registered()
     const gate = deferred()
     const started = deferred()

@@ -42,7 +42,7 @@ describe('Watcher', () => {
     expect(events).toEqual(['start 1 (from 0)', 'end 1', 'start 2 (from 1)', 'end 2', 'start 3 (from 2)', 'end 3'])
   })
 
-  it('settles each enqueue once its own call has finished', async () => {
+  it('resolves each enqueue once its own call has finished', async () => {
     const gate = deferred()
     const started = deferred()
     let finished = false
@@ -51,13 +51,13 @@ describe('Watcher', () => {
       await gate.promise
       finished = true
     }, () => {})
-    let settled = false
+    let resolved = false
     const run = watcher.enqueue('a', '', () => true).then(() => {
-      settled = true
+      resolved = true
     })
     await started.promise
     await drainMicrotasks()
-    expect(settled).toBe(false)
+    expect(resolved).toBe(false)
     gate.resolve()
     await run
     expect(finished).toBe(true)
@@ -243,7 +243,7 @@ describe('emitContained', () => {
       cleanups.push(ctx.on('settings/updated', listener as (...args: UpdatedArgs) => void))
     }
     const warnings = () => lines.filter((line) => line.type === 'warn' || line.type === 'error')
-    /** Resolve once `count` warnings have been logged (an async rejection is logged when it settles). */
+    /** Resolve once `count` warnings have been logged (an async rejection is logged once it rejects). */
     const warned = (count: number) =>
       new Promise<void>((resolve) => {
         const hear = () => {

@@ -532,6 +532,48 @@ describe('JSON Schema and ajv', () => {
     })
   })
 
+  describe('(c) a reference in place of a value (`$secret`, `$env`, `$file`), which the provider resolves', () => {
+    const secret = { $secret: 'web-search.apiKey' }
+    const env = { $env: 'SEARCH_LIMIT' }
+    const file = { $file: '/run/secrets/token' }
+    const referenced: [string, Record<string, unknown>][] = [
+      ['a secret, a number and a whole object', { 'web-search': { apiKey: secret, limit: env, safeSearch: file } }],
+      ['in a list item, and a whole list item', { 'web-search': { mirrors: [{ url: 'https://a.example', token: secret }, env] } }],
+      ['a dict value, and a field of one', { assistant: { providers: { openai: { baseUrl: env, apiKey: file }, local: secret } } }],
+      ['a tuple item, a union item’s field, a transform’s input, an intersection part’s field', {
+        notifier: { quietHours: [env, 7], channels: [{ kind: 'webhook', url: env, secret: file }], template: secret, limits: { perHour: env } },
+      }],
+      ['deep in a recursive schema', { menus: { items: [{ label: 'File', children: [{ label: env }] }] } }],
+      ['under a scope', { scopes: { 'preset/coder': { 'web-search': { apiKey: { $secret: 'preset/coder/web-search.apiKey' } } } } }],
+    ]
+    it.each(referenced)('%s passes', (_, doc) => {
+      expect(jsonSchemaAccepts(doc), JSON.stringify(validateDocument.errors)).toBe(true)
+    })
+
+    const malformed: [string, unknown][] = [
+      ['an empty name', { $secret: '' }],
+      ['two reference keys', { $secret: 'a', $env: 'A' }],
+      ['a reference key beside another key', { $env: 'A', note: 'x' }],
+      ['a name that is not a string', { $file: 1 }],
+      ['a reference inside a reference', { $secret: { $env: 'A' } }],
+      ['a key no reference has', { $vault: 'a' }],
+    ]
+    it.each(malformed)('%s fails where a value is expected', (_, reference) => {
+      expect(jsonSchemaAccepts({ 'web-search': { apiKey: reference } })).toBe(false)
+      expect(jsonSchemaAccepts({ 'web-search': { limit: reference } })).toBe(false)
+    })
+
+    it('a field that takes no value takes no reference either', () => {
+      expect(jsonSchemaAccepts({ misc: { removed: env } })).toBe(false)
+    })
+
+    it('a section schema on its own takes references too, with its own definition', () => {
+      const validate = newAjv().compile(sectionJsonSchema(webSearch))
+      expect(validate({ apiKey: secret, mirrors: [{ url: file }] }), JSON.stringify(validate.errors)).toBe(true)
+      expect(validate({ apiKey: { $secret: '' } })).toBe(false)
+    })
+  })
+
   describe('the document shape: what the seam ignores with a warning is flagged', () => {
     it.each([
       ['a key that is no namespace', { web_search: {} }],

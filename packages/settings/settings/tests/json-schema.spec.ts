@@ -3,9 +3,12 @@ import { describe, expect, it } from 'vitest'
 import * as entry from 'dsh-settings/json-schema'
 import { JSON_SCHEMA_DIALECT, sectionJsonSchema, settingsJsonSchema, type JsonSchema } from '../src/json-schema.ts'
 
+/** How values convert is checked without the reference branch every value position gets (json-schema-references.spec.ts). */
+const PLAIN = { references: false } as const
+
 /** The JSON Schema of a field: the object property `x` of a section holding only it. */
 function field(schema: Schema): JsonSchema {
-  return sectionJsonSchema(Schema.object({ x: schema })).properties!.x!
+  return sectionJsonSchema(Schema.object({ x: schema }), PLAIN).properties!.x!
 }
 
 /** The JSON Schema of a list item: there a value is whole, so `required` holds. */
@@ -146,14 +149,14 @@ describe('sectionJsonSchema: unions and intersections', () => {
 
 describe('sectionJsonSchema: containers', () => {
   it('object: properties, unknown keys allowed, no required field in a section', () => {
-    expect(sectionJsonSchema(Schema.object({ port: Schema.natural().default(80) }))).toEqual({
+    expect(sectionJsonSchema(Schema.object({ port: Schema.natural().default(80) }), PLAIN)).toEqual({
       type: ['object', 'null'],
       properties: { port: { type: ['integer', 'null'], minimum: 0, default: 80 } },
     })
     // a null section reads as no section, as an absent one does (a lower layer may supply the required host):
     // null passes, and the field is not required
     const schema = Schema.object({ host: Schema.string().required(), port: Schema.natural().default(80) })
-    expect(sectionJsonSchema(schema)).toEqual({
+    expect(sectionJsonSchema(schema, PLAIN)).toEqual({
       type: ['object', 'null'],
       properties: {
         host: { type: 'string' },
@@ -245,7 +248,7 @@ describe('sectionJsonSchema: recursion', () => {
       type: ['object', 'null'],
       properties: { name: { type: ['string', 'null'] }, children: { type: ['array', 'null'], items: { $ref: '#/$defs/recursive.1' } } },
     }
-    expect(sectionJsonSchema(tree)).toEqual({ ...node, $defs: { 'recursive.1': node } })
+    expect(sectionJsonSchema(tree, PLAIN)).toEqual({ ...node, $defs: { 'recursive.1': node } })
   })
 
   it('mutual recursion through dicts ends too', () => {
@@ -254,7 +257,7 @@ describe('sectionJsonSchema: recursion', () => {
     // the section root is converted on its own (a null section passes whatever the schema says); below it `b`
     // recurs through `a` under the same flags, so `b` is the reference
     const recursive: JsonSchema = { type: ['object', 'null'], additionalProperties: { type: ['object', 'null'], properties: { b: { $ref: '#/$defs/recursive.1' } } } }
-    expect(sectionJsonSchema(a)).toEqual({
+    expect(sectionJsonSchema(a, PLAIN)).toEqual({
       type: ['object', 'null'],
       properties: { b: { $ref: '#/$defs/recursive.1' } },
       $defs: { 'recursive.1': recursive },
@@ -263,7 +266,7 @@ describe('sectionJsonSchema: recursion', () => {
 
   it('a schema used twice but not recursive is written out in place', () => {
     const shared = Schema.string().max(3)
-    const result = sectionJsonSchema(Schema.object({ a: shared, b: shared }))
+    const result = sectionJsonSchema(Schema.object({ a: shared, b: shared }), PLAIN)
     expect(result.$defs).toBeUndefined()
     expect(result.properties).toEqual({ a: { type: ['string', 'null'], maxLength: 3 }, b: { type: ['string', 'null'], maxLength: 3 } })
   })
@@ -319,7 +322,7 @@ describe('settingsJsonSchema', () => {
   const tree: Schema = Schema.object({ children: Schema.array(Schema.lazy(() => tree)) })
 
   it('one property per namespace, a scopes map of the same, unknown keys refused at both levels', () => {
-    const doc = settingsJsonSchema([{ ns: 'ui-theme', schema: theme, title: 'Theme' }], { $id: 'urn:dsh:settings' })
+    const doc = settingsJsonSchema([{ ns: 'ui-theme', schema: theme, title: 'Theme' }], { $id: 'urn:dsh:settings', ...PLAIN })
     const section: JsonSchema = {
       title: 'Theme',
       type: ['object', 'null'],
@@ -344,10 +347,13 @@ describe('settingsJsonSchema', () => {
   })
 
   it('no $id unless asked; recursive parts of every section share the document $defs', () => {
-    const doc = settingsJsonSchema([
-      { ns: 'a', schema: tree },
-      { ns: 'b', schema: Schema.object({ t: tree }) },
-    ])
+    const doc = settingsJsonSchema(
+      [
+        { ns: 'a', schema: tree },
+        { ns: 'b', schema: Schema.object({ t: tree }) },
+      ],
+      PLAIN,
+    )
     expect(doc).not.toHaveProperty('$id')
     expect(Object.keys(doc.$defs)).toEqual(['a', 'b', 'recursive.1'])
     expect(doc.$defs.a!.properties!.children!.items).toEqual({ $ref: '#/$defs/recursive.1' })
@@ -367,10 +373,10 @@ describe('settingsJsonSchema', () => {
   })
 
   it('returns fresh objects: changing one result leaves the next alone', () => {
-    const first = settingsJsonSchema([{ ns: 'ui-theme', schema: theme }])
+    const first = settingsJsonSchema([{ ns: 'ui-theme', schema: theme }], PLAIN)
     first.$defs['ui-theme']!.properties!.theme!.default = 'dark'
     ;(first.properties['ui-theme'] as JsonSchema).$ref = 'changed'
-    const second = settingsJsonSchema([{ ns: 'ui-theme', schema: theme }])
+    const second = settingsJsonSchema([{ ns: 'ui-theme', schema: theme }], PLAIN)
     expect(second.$defs['ui-theme']!.properties!.theme!.default).toBe('light')
     expect(second.properties['ui-theme']).toEqual({ $ref: '#/$defs/ui-theme' })
   })

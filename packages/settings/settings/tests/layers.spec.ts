@@ -17,7 +17,7 @@ describe('layersAt', () => {
     ])
   })
 
-  it('has no scope layer for the global site, and empty layers where nothing is stored', () => {
+  it('has no scope layer for the global section, and empty layers where nothing is stored', () => {
     expect(layersAt({}, { ns: 'search' })).toEqual([
       { name: 'base', data: undefined },
       { name: 'global', data: undefined },

@@ -67,7 +67,7 @@ describe('a secret renamed by a migration', () => {
 
     for (const scope of [undefined, 'preset/coder', 'preset/idle']) {
       const [view] = h.provider.describe({ scope, redactSecrets: true, ns: 'search' })
-      expect(view!.secrets).toEqual([{ path: ['token'], set: true, layer: scope === undefined ? 'global' : 'scope' }])
+      expect(view!.secrets).toEqual([{ path: ['token'], set: true, layer: scope === undefined ? 'global' : 'scope', source: 'document' }])
       expect(view!.undeclared).toEqual([])
       expect(view!.migration).toMatchObject({ version: 1, stored: 1, state: 'migrated', from: 0, steps: ['rename $.apiKey to $.token'] })
       expect(JSON.stringify(view)).not.toContain(OLD_SECRET)

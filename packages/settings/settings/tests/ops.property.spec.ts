@@ -1,12 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { SettingsInputError, SettingsValidationError } from '../src/errors.ts'
-import type { InputSite } from '../src/json.ts'
+import type { InputCall } from '../src/json.ts'
 import type { JsonObject, JsonValue } from '../src/types.ts'
 import { checkPayload, deriveSection, type WriteMode } from '../src/writes.ts'
 import { sharesNothing } from './assertions.ts'
 
-const site = (mode: WriteMode): InputSite => ({ label: `settings ${mode} for "demo"`, ns: 'demo' })
+const inputCall = (mode: WriteMode): InputCall => ({ label: `settings ${mode} for "demo"`, ns: 'demo' })
 const runs = { numRuns: 200 }
 
 // ---------------------------------------------------------------------------
@@ -137,7 +137,7 @@ function attempt<T>(fn: () => T): T | Refused {
 }
 
 function derive(mode: Exclude<WriteMode, 'migrate'>, stored: unknown, payload: unknown): JsonObject {
-  return deriveSection(stored, checkPayload(mode, payload, site(mode)), site(mode))
+  return deriveSection(stored, checkPayload(mode, payload, inputCall(mode)), inputCall(mode))
 }
 
 // ---------------------------------------------------------------------------

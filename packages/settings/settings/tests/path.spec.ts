@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { SettingsInputError } from '../src/errors.ts'
-import { toJsonData, type InputSite } from '../src/json.ts'
+import { toJsonData, type InputCall } from '../src/json.ts'
 import { applyPathOps, checkPathOps, MAX_OPS, type CheckedPathOp } from '../src/path.ts'
 import type { JsonObject } from '../src/types.ts'
 import { containers, expectInputError } from './assertions.ts'
 
-const site: InputSite = { label: 'settings mutate for "demo"', ns: 'demo' }
+const call: InputCall = { label: 'settings mutate for "demo"', ns: 'demo' }
 
 /** Check `ops` as a caller would pass them, then apply them to `section`. */
 function apply(section: JsonObject, ops: unknown[]): JsonObject {
-  return applyPathOps(section, checkPathOps(ops, site), site)
+  return applyPathOps(section, checkPathOps(ops, call), call)
 }
 
 describe('checkPathOps', () => {
@@ -18,7 +18,7 @@ describe('checkPathOps', () => {
       { op: 'set', path: ['a', 'b'], value: { c: [1] } },
       { op: 'unset', path: ['d'] },
       { op: 'set', path: [], value: {} },
-    ], site)
+    ], call)
     expect(ops).toEqual([
       { op: 'set', path: ['a', 'b'], value: { c: [1] } },
       { op: 'unset', path: ['d'] },
@@ -27,23 +27,23 @@ describe('checkPathOps', () => {
   })
 
   it('accepts an empty list', () => {
-    expect(checkPathOps([], site)).toEqual([])
+    expect(checkPathOps([], call)).toEqual([])
   })
 
   it('accepts null as a set value', () => {
-    expect(checkPathOps([{ op: 'set', path: ['a'], value: null }], site)).toEqual([{ op: 'set', path: ['a'], value: null }])
+    expect(checkPathOps([{ op: 'set', path: ['a'], value: null }], call)).toEqual([{ op: 'set', path: ['a'], value: null }])
   })
 
   it('accepts null-prototype op objects', () => {
     const op = Object.assign(Object.create(null) as Record<string, unknown>, { op: 'set', path: ['a'], value: 1 })
-    expect(checkPathOps([op], site)).toEqual([{ op: 'set', path: ['a'], value: 1 }])
+    expect(checkPathOps([op], call)).toEqual([{ op: 'set', path: ['a'], value: 1 }])
   })
 
   it.each([
     ['a value on an unset', { op: 'unset', path: ['a'], value: 1 }, 'value'],
     ['a stray key on a set', { op: 'set', path: ['a'], value: 1, merge: true }, 'merge'],
   ])('refuses %s as a malformed op naming the key', (_name, op, key) => {
-    const error = expectInputError(() => checkPathOps([op], site), `op 0: has an unexpected key "${key}"`)
+    const error = expectInputError(() => checkPathOps([op], call), `op 0: has an unexpected key "${key}"`)
     expect(error.reason).toBe('bad-op')
     expect(error.op).toBe(0)
   })
@@ -51,7 +51,7 @@ describe('checkPathOps', () => {
   it('reads ops as data: a getter in an op is refused without running it', () => {
     let ran = 0
     const op = Object.defineProperty({ op: 'set', value: 1 }, 'path', { get: () => (ran++, ['a']), enumerable: true })
-    const error = expectInputError(() => checkPathOps([op], site), "op 0: must be {op:'set'|'unset', path}")
+    const error = expectInputError(() => checkPathOps([op], call), "op 0: must be {op:'set'|'unset', path}")
     expect(error.reason).toBe('bad-op')
     expect(ran).toBe(0)
   })
@@ -59,10 +59,10 @@ describe('checkPathOps', () => {
   it('refuses a hole or an accessor in the ops list as a malformed list', () => {
     const holey: unknown[] = [{ op: 'unset', path: ['a'] }]
     holey[2] = { op: 'unset', path: ['b'] }
-    expectInputError(() => checkPathOps(holey, site), 'ops must be an array of path ops without holes or accessors')
+    expectInputError(() => checkPathOps(holey, call), 'ops must be an array of path ops without holes or accessors')
     const accessor: unknown[] = [{ op: 'unset', path: ['a'] }]
     Object.defineProperty(accessor, 0, { get: () => ({ op: 'unset', path: ['a'] }), enumerable: true })
-    expect(expectInputError(() => checkPathOps(accessor, site)).reason).toBe('bad-op')
+    expect(expectInputError(() => checkPathOps(accessor, call)).reason).toBe('bad-op')
   })
 
   it.each([
@@ -72,7 +72,7 @@ describe('checkPathOps', () => {
     ['undefined', undefined],
     ['a number', 3],
   ])('refuses %s instead of an array of ops', (_name, value) => {
-    const error = expectInputError(() => checkPathOps(value, site), 'settings mutate for "demo": ', 'ops must be an array of path ops')
+    const error = expectInputError(() => checkPathOps(value, call), 'settings mutate for "demo": ', 'ops must be an array of path ops')
     expect(error.reason).toBe('bad-op')
     expect(error.op).toBeUndefined()
   })
@@ -85,7 +85,7 @@ describe('checkPathOps', () => {
     ['a missing op', { path: ['a'], value: 1 }],
     ['a class instance', new (class Op { op = 'set'; path = ['a']; value = 1 })()],
   ])('refuses %s as a malformed op, naming its index', (_name, value) => {
-    const error = expectInputError(() => checkPathOps([{ op: 'unset', path: ['x'] }, value], site), "op 1: must be {op:'set'|'unset', path}")
+    const error = expectInputError(() => checkPathOps([{ op: 'unset', path: ['x'] }, value], call), "op 1: must be {op:'set'|'unset', path}")
     expect(error.reason).toBe('bad-op')
     expect(error.op).toBe(1)
   })
@@ -97,13 +97,13 @@ describe('checkPathOps', () => {
     ['a nested array segment', { op: 'unset', path: [['a']] }],
     ['a null segment', { op: 'unset', path: ['a', null] }],
   ])('refuses %s as a path that is not an array of strings', (_name, value) => {
-    expect(expectInputError(() => checkPathOps([value], site), 'op 0: op paths must be arrays of strings').reason).toBe('bad-op')
+    expect(expectInputError(() => checkPathOps([value], call), 'op 0: op paths must be arrays of strings').reason).toBe('bad-op')
   })
 
   it('refuses a sparse path array as not an array of strings', () => {
     const path: string[] = []
     path[1] = 'a'
-    expectInputError(() => checkPathOps([{ op: 'set', path, value: 1 }], site), 'op paths must be arrays of strings')
+    expectInputError(() => checkPathOps([{ op: 'set', path, value: 1 }], call), 'op paths must be arrays of strings')
   })
 
   it.each([
@@ -111,8 +111,8 @@ describe('checkPathOps', () => {
     ['constructor', ['a', 'constructor']],
     ['prototype', ['a', 'b', 'prototype']],
   ])('refuses a %s path segment with a TypeError naming it, at the path up to it', (key, path) => {
-    const set = expectInputError(() => checkPathOps([{ op: 'set', path, value: true }], site), 'op 0', `prototype key "${key}"`)
-    const unset = expectInputError(() => checkPathOps([{ op: 'unset', path }], site), `prototype key "${key}"`)
+    const set = expectInputError(() => checkPathOps([{ op: 'set', path, value: true }], call), 'op 0', `prototype key "${key}"`)
+    const unset = expectInputError(() => checkPathOps([{ op: 'unset', path }], call), `prototype key "${key}"`)
     for (const error of [set, unset]) {
       expect(error.reason).toBe('prototype-key')
       expect(error.path).toEqual(path.slice(0, path.indexOf(key) + 1))
@@ -121,16 +121,16 @@ describe('checkPathOps', () => {
   })
 
   it('refuses a set without a value', () => {
-    expectInputError(() => checkPathOps([{ op: 'set', path: ['a'] }], site), 'op 0: a set op needs a value')
+    expectInputError(() => checkPathOps([{ op: 'set', path: ['a'] }], call), 'op 0: a set op needs a value')
   })
 
   it('refuses a set whose value is undefined', () => {
-    expectInputError(() => checkPathOps([{ op: 'unset', path: [] }, { op: 'set', path: ['a'], value: undefined }], site), 'op 1: a set op needs a value')
+    expectInputError(() => checkPathOps([{ op: 'unset', path: [] }, { op: 'set', path: ['a'], value: undefined }], call), 'op 1: a set op needs a value')
   })
 
   it('refuses a non-JSON set value at its place in the section, naming the op', () => {
     const error = expectInputError(
-      () => checkPathOps([{ op: 'unset', path: ['x'] }, { op: 'set', path: ['a'], value: { when: new Date() } }], site),
+      () => checkPathOps([{ op: 'unset', path: ['x'] }, { op: 'set', path: ['a'], value: { when: new Date() } }], call),
       'op 1: ',
       'JSON-compatible',
       'Date at $.a.when',
@@ -141,7 +141,7 @@ describe('checkPathOps', () => {
   })
 
   it('refuses a prototype key inside a set value at its place in the section', () => {
-    const error = expectInputError(() => checkPathOps([{ op: 'set', path: ['a'], value: JSON.parse('{"__proto__":{}}') }], site), 'prototype key "__proto__"')
+    const error = expectInputError(() => checkPathOps([{ op: 'set', path: ['a'], value: JSON.parse('{"__proto__":{}}') }], call), 'prototype key "__proto__"')
     expect(error.path).toEqual(['a', '__proto__'])
     expect(error.reason).toBe('prototype-key')
   })
@@ -149,8 +149,8 @@ describe('checkPathOps', () => {
   it('refuses the same hostile value at the same place whether it comes as a patch or as a root set', () => {
     const hostile = { list: [1, 2] as unknown[] }
     Object.defineProperty(hostile.list, 1, { get: () => 2, enumerable: true })
-    const asOp = expectInputError(() => checkPathOps([{ op: 'set', path: [], value: hostile }], site))
-    const asData = expectInputError(() => toJsonData(hostile, site))
+    const asOp = expectInputError(() => checkPathOps([{ op: 'set', path: [], value: hostile }], call))
+    const asData = expectInputError(() => toJsonData(hostile, call))
     expect([asOp.reason, asOp.path]).toEqual([asData.reason, asData.path])
     expect(asOp.path).toEqual(['list', '1'])
   })
@@ -159,8 +159,8 @@ describe('checkPathOps', () => {
     let value: unknown = {}
     for (let i = 1; i < 64; i++) value = { d: value }
     const path = Array.from({ length: 10 }, () => 'p')
-    expect(checkPathOps([{ op: 'set', path, value }], site)[0]).toMatchObject({ path })
-    const error = expectInputError(() => checkPathOps([{ op: 'set', path, value: { d: value } }], site), 'nests deeper than 64 levels')
+    expect(checkPathOps([{ op: 'set', path, value }], call)[0]).toMatchObject({ path })
+    const error = expectInputError(() => checkPathOps([{ op: 'set', path, value: { d: value } }], call), 'nests deeper than 64 levels')
     expect(error.reason).toBe('too-deep')
     expect(error.path).toEqual([...path, ...Array.from({ length: 64 }, () => 'd')])
   })
@@ -168,18 +168,18 @@ describe('checkPathOps', () => {
   it(`accepts exactly ${MAX_OPS} ops`, () => {
     expect(MAX_OPS).toBe(1000)
     const ops = Array.from({ length: 1000 }, (_, i) => ({ op: 'set', path: [`k${i}`], value: i }))
-    expect(checkPathOps(ops, site)).toHaveLength(1000)
+    expect(checkPathOps(ops, call)).toHaveLength(1000)
   })
 
   it('refuses more than 1000 ops', () => {
     const ops = Array.from({ length: 1001 }, () => ({ op: 'unset', path: ['a'] }))
-    expect(expectInputError(() => checkPathOps(ops, site), 'at most 1000 ops').reason).toBe('too-many-ops')
+    expect(expectInputError(() => checkPathOps(ops, call), 'at most 1000 ops').reason).toBe('too-many-ops')
   })
 
   it('accepts a path of 64 segments and refuses one of 65', () => {
     const path64 = Array.from({ length: 64 }, () => 'd')
-    expect(checkPathOps([{ op: 'set', path: path64, value: 1 }], site)[0]!.path).toHaveLength(64)
-    expect(expectInputError(() => checkPathOps([{ op: 'set', path: [...path64, 'd'], value: 1 }], site), 'op 0: path is deeper than 64 segments').reason).toBe('too-deep')
+    expect(checkPathOps([{ op: 'set', path: path64, value: 1 }], call)[0]!.path).toHaveLength(64)
+    expect(expectInputError(() => checkPathOps([{ op: 'set', path: [...path64, 'd'], value: 1 }], call), 'op 0: path is deeper than 64 segments').reason).toBe('too-deep')
   })
 
   it('copies ops at call time so later caller mutation cannot leak in', () => {
@@ -187,7 +187,7 @@ describe('checkPathOps', () => {
     const value = { list: [1, 2], nested: { x: 1 } }
     const op: Record<string, unknown> = { op: 'set', path, value }
     const input: unknown[] = [op]
-    const checked = checkPathOps(input, site)
+    const checked = checkPathOps(input, call)
     path.push('c')
     path[0] = 'z'
     value.list.push(3)
@@ -198,7 +198,7 @@ describe('checkPathOps', () => {
     expect(checked[0]!.path).not.toBe(path)
   })
 
-  it('carries the site namespace and scope on its errors', () => {
+  it('carries the namespace and scope of the call on its errors', () => {
     const error = expectInputError(() => checkPathOps('x', { label: 'settings mutate for "demo"', ns: 'demo', scope: 'preset/coder' }))
     expect(error.ns).toBe('demo')
     expect(error.scope).toBe('preset/coder')
@@ -293,14 +293,14 @@ describe('applyPathOps', () => {
     ['an array', [1, 2]],
   ])('refuses to set %s at the section root, already when the ops are checked', (_name, value) => {
     const section = { a: 1 }
-    const error = expectInputError(() => checkPathOps([{ op: 'set', path: [], value }], site), 'setting the section root requires a plain object')
+    const error = expectInputError(() => checkPathOps([{ op: 'set', path: [], value }], call), 'setting the section root requires a plain object')
     expect(error.path).toEqual([])
     expect(error.reason).toBe('not-object')
     expect(section).toEqual({ a: 1 })
   })
 
   it('refuses a root set of a non-object in ops built by hand, too', () => {
-    const error = expectInputError(() => applyPathOps({ a: 1 }, [{ op: 'unset', path: ['a'] }, { op: 'set', path: [], value: [1] }], site), 'op 1: setting the section root')
+    const error = expectInputError(() => applyPathOps({ a: 1 }, [{ op: 'unset', path: ['a'] }, { op: 'set', path: [], value: [1] }], call), 'op 1: setting the section root')
     expect([error.reason, error.path, error.op]).toEqual(['not-object', [], 1])
   })
 
@@ -392,18 +392,18 @@ describe('applyPathOps', () => {
       { op: 'set', path: ['a'], value: { list: [1] } },
       { op: 'set', path: [], value: { root: { x: 1 } } },
       { op: 'set', path: ['root', 'y'], value: [2] },
-    ], site)
-    const first = applyPathOps({}, ops, site)
-    const second = applyPathOps({}, ops, site)
+    ], call)
+    const first = applyPathOps({}, ops, call)
+    const second = applyPathOps({}, ops, call)
     expect(first).toEqual({ root: { x: 1, y: [2] } })
     expect(first.root).not.toBe(second.root)
     ;(first.root as JsonObject).x = 99
     expect(ops[1]).toEqual({ op: 'set', path: [], value: { root: { x: 1 } } })
-    expect(applyPathOps({}, ops, site)).toEqual({ root: { x: 1, y: [2] } })
+    expect(applyPathOps({}, ops, call)).toEqual({ root: { x: 1, y: [2] } })
   })
 
-  it('carries the site namespace and scope on its errors', () => {
-    const scoped: InputSite = { label: 'settings mutate for "demo"', ns: 'demo', scope: 'preset/coder' }
+  it('carries the namespace and scope of the call on its errors', () => {
+    const scoped: InputCall = { label: 'settings mutate for "demo"', ns: 'demo', scope: 'preset/coder' }
     const error = expectInputError(() => applyPathOps({}, [{ op: 'set', path: [], value: 1 }], scoped))
     expect(error.ns).toBe('demo')
     expect(error.scope).toBe('preset/coder')

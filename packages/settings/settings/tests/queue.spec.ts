@@ -5,7 +5,7 @@ import { drainMicrotasks } from './harness.ts'
 
 /**
  * A queue whose groups wait for the test to release them. Each group is
- * recorded when it starts; `started(i)` settles once the i-th group has
+ * recorded when it starts; `started(i)` resolves once the i-th group has
  * started, `release(i)` lets it finish.
  */
 function controlled<W>() {
@@ -212,7 +212,7 @@ describe('GroupQueue', () => {
     expect(q.groups.flat()).toEqual(['b'])
   })
 
-  it('settles idle() only after the groups running when it was called have finished', async () => {
+  it('resolves idle() only after the groups running when it was called have finished', async () => {
     const q = controlled<string>()
     q.queue.push('a')
     await q.started(0)
@@ -232,7 +232,7 @@ describe('GroupQueue', () => {
     expect(q.events).toEqual(['start 0', 'end 0', 'start 1', 'end 1'])
   })
 
-  it('settles idle() at once when nothing was ever queued', async () => {
+  it('resolves idle() at once when nothing was ever queued', async () => {
     const queue = new GroupQueue<string>(async () => {})
     await expect(queue.idle()).resolves.toBeUndefined()
   })

@@ -11,7 +11,7 @@ import { SettingsValidationError } from 'dsh-settings'
 import { applySchema } from '../src/resolve.ts'
 import { boot, type Harness } from './harness.ts'
 
-const site = { ns: 'chat-bridge' }
+const key = { ns: 'chat-bridge' }
 
 /** The adapter pattern: a secret token beside a union of protocols told apart by a constant. */
 const Adapter = Schema.intersect([
@@ -24,7 +24,7 @@ const Adapter = Schema.intersect([
 
 function refusal(schema: Schema, data: unknown): SettingsValidationError {
   try {
-    applySchema(schema, data, site)
+    applySchema(schema, data, key)
   } catch (error) {
     expect(error).toBeInstanceOf(SettingsValidationError)
     return error as SettingsValidationError

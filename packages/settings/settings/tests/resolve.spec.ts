@@ -44,15 +44,15 @@ describe('expectationOf', () => {
 })
 
 describe('applySchema', () => {
-  const site = { ns: 'demo', scope: 'preset/x' }
+  const key = { ns: 'demo', scope: 'preset/x' }
 
   it('returns the resolved value with schema defaults applied', () => {
     const schema = Schema.object({ a: Schema.number().default(1), b: Schema.string() })
-    expect(applySchema(schema, { b: 'x' }, site)).toEqual({ a: 1, b: 'x' })
+    expect(applySchema(schema, { b: 'x' }, key)).toEqual({ a: 1, b: 'x' })
   })
 
   it('rethrows a schemastery failure as a SettingsValidationError naming the section and the path', () => {
-    const error = validationError(() => applySchema(Schema.object({ nested: Schema.object({ port: Schema.number() }) }), { nested: { port: LEAK } }, site))
+    const error = validationError(() => applySchema(Schema.object({ nested: Schema.object({ port: Schema.number() }) }), { nested: { port: LEAK } }, key))
     expect(error).toBeInstanceOf(TypeError)
     expect(error).not.toBeInstanceOf(Schema.ValidationError)
     expect(error.name).toBe('SettingsValidationError')
@@ -75,16 +75,16 @@ describe('applySchema', () => {
   })
 
   it('names array items and dict entries in the path', () => {
-    const arrayError = validationError(() => applySchema(Schema.object({ list: Schema.array(Schema.number()) }), { list: [1, LEAK] }, site))
+    const arrayError = validationError(() => applySchema(Schema.object({ list: Schema.array(Schema.number()) }), { list: [1, LEAK] }, key))
     expect(arrayError.path).toEqual(['list', '1'])
     expect(arrayError.message).toContain('$.list[1]')
-    const dictError = validationError(() => applySchema(Schema.object({ limits: Schema.dict(Schema.number()) }), { limits: { daily: LEAK } }, site))
+    const dictError = validationError(() => applySchema(Schema.object({ limits: Schema.dict(Schema.number()) }), { limits: { daily: LEAK } }, key))
     expect(dictError.path).toEqual(['limits', 'daily'])
     expect(dictError.message).toContain('$.limits.daily')
   })
 
   it('reports a refused root value with an empty path', () => {
-    const error = validationError(() => applySchema(Schema.number(), LEAK, site))
+    const error = validationError(() => applySchema(Schema.number(), LEAK, key))
     expect(error.path).toEqual([])
     expect(error.message).toContain('expected number')
     expect(error.message).not.toContain(LEAK)
@@ -110,7 +110,7 @@ describe('applySchema', () => {
   ]
 
   it.each(cases)('never quotes the received value when refusing $name', ({ schema, data, path, expected }) => {
-    const error = validationError(() => applySchema(schema, data, site))
+    const error = validationError(() => applySchema(schema, data, key))
     expect(error.path).toEqual(path)
     if (expected) expect(error.message).toContain(expected)
     expect(error.message).not.toContain(LEAK)
@@ -125,7 +125,7 @@ describe('applySchema', () => {
         throw new Schema.ValidationError(`invalid url ${value}`, { path: ['url'] })
       }),
     })
-    const error = validationError(() => applySchema(schema, { url: LEAK }, site))
+    const error = validationError(() => applySchema(schema, { url: LEAK }, key))
     expect(error.code).toBe('SETTINGS_INVALID')
     expect(error.path).toEqual(['url'])
     expect(error.message).not.toContain(LEAK)
@@ -137,7 +137,7 @@ describe('applySchema', () => {
         throw new Schema.ValidationError(`expected a url but got ${value}`, { path: ['url'] })
       }),
     })
-    const error = validationError(() => applySchema(schema, { url: LEAK }, site))
+    const error = validationError(() => applySchema(schema, { url: LEAK }, key))
     expect(error.message).toContain('expected a url')
     expect(error.message).not.toContain(LEAK)
   })
@@ -148,7 +148,7 @@ describe('applySchema', () => {
         throw new Error(`cannot parse ${value}`)
       }),
     })
-    const error = validationError(() => applySchema(schema, { url: LEAK }, site))
+    const error = validationError(() => applySchema(schema, { url: LEAK }, key))
     expect(error.code).toBe('SETTINGS_INVALID')
     expect(error.path).toEqual([])
     expect(error.message).not.toContain(LEAK)
@@ -157,20 +157,20 @@ describe('applySchema', () => {
   })
 
   it('says a missing required value is missing', () => {
-    const error = validationError(() => applySchema(Schema.object({ key: Schema.string().required() }), {}, site))
+    const error = validationError(() => applySchema(Schema.object({ key: Schema.string().required() }), {}, key))
     expect(error.path).toEqual(['key'])
     expect(error.message).toContain('$.key')
     expect(error.message).toContain('missing required value')
   })
 
   it('does not attach the schemastery error, which quotes the value, as the cause', () => {
-    const error = validationError(() => applySchema(Schema.object({ n: Schema.number() }), { n: LEAK }, site))
+    const error = validationError(() => applySchema(Schema.object({ n: Schema.number() }), { n: LEAK }, key))
     expect(String((error.cause as Error | undefined)?.message ?? '')).not.toContain(LEAK)
   })
 })
 
 describe('resolveValue', () => {
-  const site = { ns: 'demo' }
+  const key = { ns: 'demo' }
 
   it('layers defaults < base < global < scope', () => {
     const schema = Schema.object({
@@ -179,7 +179,7 @@ describe('resolveValue', () => {
       c: Schema.string().default('default'),
       d: Schema.string().default('default'),
     })
-    const value = resolveValue(schema, [{ b: 'base', c: 'base', d: 'base' }, { c: 'global', d: 'global' }, { d: 'scope' }], undefined, site)
+    const value = resolveValue(schema, [{ b: 'base', c: 'base', d: 'base' }, { c: 'global', d: 'global' }, { d: 'scope' }], undefined, key)
     expect(value).toEqual({ a: 'default', b: 'base', c: 'global', d: 'scope' })
   })
 
@@ -188,18 +188,18 @@ describe('resolveValue', () => {
       nested: Schema.object({ x: Schema.number().default(0), y: Schema.number().default(0), z: Schema.number().default(0) }),
       list: Schema.array(Schema.number()).default([9]),
     })
-    const value = resolveValue(schema, [{ nested: { x: 1 }, list: [1, 2, 3] }, { nested: { y: 2 }, list: [4] }, undefined], undefined, site)
+    const value = resolveValue(schema, [{ nested: { x: 1 }, list: [1, 2, 3] }, { nested: { y: 2 }, list: [4] }, undefined], undefined, key)
     expect(value).toEqual({ nested: { x: 1, y: 2, z: 0 }, list: [4] })
   })
 
   it('resolves to the defaults when every layer is absent', () => {
     const schema = Schema.object({ a: Schema.number().default(1), nested: Schema.object({ b: Schema.string().default('b') }) })
-    expect(resolveValue(schema, [undefined, undefined, undefined], undefined, site)).toEqual({ a: 1, nested: { b: 'b' } })
+    expect(resolveValue(schema, [undefined, undefined, undefined], undefined, key)).toEqual({ a: 1, nested: { b: 'b' } })
   })
 
   it('returns a deep-frozen value', () => {
     const schema = Schema.object({ nested: Schema.object({ list: Schema.array(Schema.object({ n: Schema.number() })) }) })
-    const value = resolveValue(schema, [{ nested: { list: [{ n: 1 }] } }], undefined, site) as any
+    const value = resolveValue(schema, [{ nested: { list: [{ n: 1 }] } }], undefined, key) as any
     expect(Object.isFrozen(value)).toBe(true)
     expect(Object.isFrozen(value.nested)).toBe(true)
     expect(Object.isFrozen(value.nested.list)).toBe(true)
@@ -221,7 +221,7 @@ describe('resolveValue', () => {
     const base = { base: { list: [1, 2] } }
     const global = { global: { deep: { n: 1 } } }
     const scope = { scope: { k: 'v' } }
-    const value = resolveValue(schema, [base, global, scope], undefined, site) as any
+    const value = resolveValue(schema, [base, global, scope], undefined, key) as any
     expect(value.base).not.toBe(base.base)
     expect(value.base.list).not.toBe(base.base.list)
     expect(value.global.deep).not.toBe(global.global.deep)
@@ -241,7 +241,7 @@ describe('resolveValue', () => {
   it('does not write adapted values back into the layers', () => {
     const schema = Schema.object({ nested: Schema.object({ n: Schema.number().default(5) }) })
     const base = { nested: {} }
-    resolveValue(schema, [base], undefined, site)
+    resolveValue(schema, [base], undefined, key)
     expect(base).toEqual({ nested: {} })
   })
 
@@ -252,7 +252,7 @@ describe('resolveValue', () => {
       expect(Object.isFrozen(resolved)).toBe(true)
       expect(Object.isFrozen((resolved as any).nested)).toBe(true)
       seen.push(resolved)
-    }, site)
+    }, key)
     expect(seen).toHaveLength(1)
     expect(seen[0]).toBe(value)
     expect(value).toEqual({ nested: { n: 2 } })
@@ -278,7 +278,7 @@ describe('resolveValue', () => {
   it('wraps a thrown non-error value from validate as an error cause holding its text', () => {
     const error = validationError(() => resolveValue(Schema.object({}), [{}], () => {
       throw 'refused'
-    }, site))
+    }, key))
     expect(error.cause).toBeInstanceOf(Error)
     expect((error.cause as Error).message).toBe('refused')
     expect(error.code).toBe('SETTINGS_INVALID')
@@ -288,7 +288,7 @@ describe('resolveValue', () => {
     let calls = 0
     const error = validationError(() => resolveValue(Schema.object({ n: Schema.number() }), [{ n: 1 }, { n: LEAK }], () => {
       calls++
-    }, site))
+    }, key))
     expect(calls).toBe(0)
     expect(error.path).toEqual(['n'])
     expect(error.message).not.toContain(LEAK)

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { SettingsInputError, SettingsValidationError } from '../src/errors.ts'
-import type { InputSite } from '../src/json.ts'
+import type { InputCall } from '../src/json.ts'
 import type { JsonObject } from '../src/types.ts'
 import { checkPayload, deriveSection, type WriteMode, type WritePayload } from '../src/writes.ts'
 import { containers, expectInputError, thrown } from './assertions.ts'
 
-const site = (mode: WriteMode, scope?: string): InputSite => ({ label: `settings ${mode} for "demo"`, ns: 'demo', ...(scope === undefined ? {} : { scope }) })
+const inputCall = (mode: WriteMode, scope?: string): InputCall => ({ label: `settings ${mode} for "demo"`, ns: 'demo', ...(scope === undefined ? {} : { scope }) })
 
 function expectValidationError(fn: () => unknown, ...fragments: string[]): SettingsValidationError {
   const error = thrown(fn)
@@ -21,7 +21,7 @@ function expectValidationError(fn: () => unknown, ...fragments: string[]): Setti
 
 /** Check `payload` as the write call would, then derive the new section from `stored`. */
 function derive(mode: Exclude<WriteMode, 'migrate'>, stored: unknown, payload: unknown, scope?: string): JsonObject {
-  return deriveSection(stored, checkPayload(mode, payload, site(mode, scope)), site(mode, scope))
+  return deriveSection(stored, checkPayload(mode, payload, inputCall(mode, scope)), inputCall(mode, scope))
 }
 
 /** A stored section holding a nested `__proto__` own key, as a parsed document would. */
@@ -30,7 +30,7 @@ const pollutedSection = () => JSON.parse('{"theme":"dark","nested":{"__proto__":
 describe('checkPayload', () => {
   it.each(['update', 'replace'] as const)('returns a private JSON copy of a %s payload', (mode) => {
     const payload = { theme: 'dark', nested: { list: [1, 2] }, dropped: undefined }
-    const checked = checkPayload(mode, payload, site(mode))
+    const checked = checkPayload(mode, payload, inputCall(mode))
     expect(checked).toEqual({ mode, data: { theme: 'dark', nested: { list: [1, 2] } } })
     const inputs = containers(payload)
     for (const node of containers(checked)) expect(inputs.has(node)).toBe(false)
@@ -38,7 +38,7 @@ describe('checkPayload', () => {
 
   it('snapshots the patch at call time so caller mutation cannot leak in', () => {
     const patch = { a: { b: 1 }, list: [1] }
-    const checked = checkPayload('update', patch, site('update'))
+    const checked = checkPayload('update', patch, inputCall('update'))
     patch.a.b = 2
     patch.list.push(2)
     ;(patch as Record<string, unknown>).c = 3
@@ -54,7 +54,7 @@ describe('checkPayload', () => {
     ['replace', 'a Map', new Map()],
     ['replace', 'undefined', undefined],
   ] as const)('refuses %s payload that is %s with a TypeError naming the verb and namespace', (mode, _name, payload) => {
-    const error = expectInputError(() => checkPayload(mode, payload, site(mode)), `settings ${mode} for "demo" must be a plain object`)
+    const error = expectInputError(() => checkPayload(mode, payload, inputCall(mode)), `settings ${mode} for "demo" must be a plain object`)
     expect(error).toBeInstanceOf(TypeError)
     expect(error.ns).toBe('demo')
     expect(error.reason).toBe('not-object')
@@ -62,56 +62,56 @@ describe('checkPayload', () => {
 
   it('accepts a null-prototype patch as a plain object', () => {
     const patch = Object.assign(Object.create(null) as Record<string, unknown>, { theme: 'dark' })
-    const checked = checkPayload('update', patch, site('update'))
+    const checked = checkPayload('update', patch, inputCall('update'))
     expect(checked.mode).toBe('update')
     expect({ ...(checked as { data: JsonObject }).data }).toEqual({ theme: 'dark' })
   })
 
   it('refuses a function in a patch at its path', () => {
-    const error = expectInputError(() => checkPayload('update', { theme: () => 'dark' }, site('update')), 'JSON-compatible', 'function at $.theme')
+    const error = expectInputError(() => checkPayload('update', { theme: () => 'dark' }, inputCall('update')), 'JSON-compatible', 'function at $.theme')
     expect(error.path).toEqual(['theme'])
     expect(error.reason).toBe('not-json')
   })
 
   it('refuses a Date in a section at its path', () => {
-    const error = expectInputError(() => checkPayload('replace', { value: { at: new Date() } }, site('replace')), 'Date at $.value.at')
+    const error = expectInputError(() => checkPayload('replace', { value: { at: new Date() } }, inputCall('replace')), 'Date at $.value.at')
     expect(error.path).toEqual(['value', 'at'])
   })
 
   it('refuses a prototype key in a patch at its path', () => {
-    const error = expectInputError(() => checkPayload('update', JSON.parse('{"a":{"constructor":1}}'), site('update')), 'prototype key "constructor"')
+    const error = expectInputError(() => checkPayload('update', JSON.parse('{"a":{"constructor":1}}'), inputCall('update')), 'prototype key "constructor"')
     expect(error.path).toEqual(['a', 'constructor'])
     expect(error.reason).toBe('prototype-key')
   })
 
   it('returns checked ops for mutate', () => {
     const ops = [{ op: 'set', path: ['a'], value: { b: 1 } }, { op: 'unset', path: ['c'] }]
-    const checked = checkPayload('mutate', ops, site('mutate'))
+    const checked = checkPayload('mutate', ops, inputCall('mutate'))
     expect(checked).toEqual({ mode: 'mutate', ops: [{ op: 'set', path: ['a'], value: { b: 1 } }, { op: 'unset', path: ['c'] }] })
     ops[0]!.path.push('x')
     expect((checked as { ops: { path: string[] }[] }).ops[0]!.path).toEqual(['a'])
   })
 
   it('refuses mutate ops that are not an array', () => {
-    expectInputError(() => checkPayload('mutate', { op: 'set', path: [], value: {} }, site('mutate')), 'must be an array of path ops')
+    expectInputError(() => checkPayload('mutate', { op: 'set', path: [], value: {} }, inputCall('mutate')), 'must be an array of path ops')
   })
 
   it('refuses a mutate set without a value', () => {
-    expectInputError(() => checkPayload('mutate', [{ op: 'set', path: ['a'] }], site('mutate')), 'a set op needs a value')
+    expectInputError(() => checkPayload('mutate', [{ op: 'set', path: ['a'] }], inputCall('mutate')), 'a set op needs a value')
   })
 
   it('refuses a patch past 1 MiB of JSON', () => {
-    expect(expectInputError(() => checkPayload('update', { big: 'x'.repeat(1024 * 1024) }, site('update')), 'exceeds 1048576 bytes').reason).toBe('too-large')
+    expect(expectInputError(() => checkPayload('update', { big: 'x'.repeat(1024 * 1024) }, inputCall('update')), 'exceeds 1048576 bytes').reason).toBe('too-large')
   })
 
   it('refuses mutate ops whose values together pass 1 MiB of JSON', () => {
     const ops = Array.from({ length: 600 }, (_, i) => ({ op: 'set', path: [`k${i}`], value: 'v'.repeat(2000) }))
-    expect(expectInputError(() => checkPayload('mutate', ops, site('mutate')), 'ops exceed 1048576 bytes').reason).toBe('too-large')
+    expect(expectInputError(() => checkPayload('mutate', ops, inputCall('mutate')), 'ops exceed 1048576 bytes').reason).toBe('too-large')
   })
 
   it('accepts mutate ops below 1 MiB in total', () => {
     const ops = Array.from({ length: 400 }, (_, i) => ({ op: 'set', path: [`k${i}`], value: 'v'.repeat(2000) }))
-    expect((checkPayload('mutate', ops, site('mutate')) as { ops: unknown[] }).ops).toHaveLength(400)
+    expect((checkPayload('mutate', ops, inputCall('mutate')) as { ops: unknown[] }).ops).toHaveLength(400)
   })
 })
 
@@ -149,8 +149,8 @@ describe('deriveSection', () => {
 
     it('modifies neither input, shares nothing with the payload, and shares with the stored section only what the patch does not reach', () => {
       const stored = { a: { b: 1, keep: [1] }, other: { x: [2] } }
-      const payload = checkPayload('update', { a: { c: 2 }, list: [1] }, site('update'))
-      const result = deriveSection(stored, payload, site('update')) as Record<string, any>
+      const payload = checkPayload('update', { a: { c: 2 }, list: [1] }, inputCall('update'))
+      const result = deriveSection(stored, payload, inputCall('update')) as Record<string, any>
       expect(stored).toEqual({ a: { b: 1, keep: [1] }, other: { x: [2] } })
       expect(payload).toEqual({ mode: 'update', data: { a: { c: 2 }, list: [1] } })
       expect(result).toEqual({ a: { b: 1, keep: [1], c: 2 }, other: { x: [2] }, list: [1] })
@@ -199,8 +199,8 @@ describe('deriveSection', () => {
     })
 
     it('returns a copy that shares nothing with the payload', () => {
-      const payload = checkPayload('replace', { a: { b: [1] } }, site('replace'))
-      const result = deriveSection({ x: 1 }, payload, site('replace'))
+      const payload = checkPayload('replace', { a: { b: [1] } }, inputCall('replace'))
+      const result = deriveSection({ x: 1 }, payload, inputCall('replace'))
       expect(result).toEqual({ a: { b: [1] } })
       const inputs = containers(payload)
       for (const node of containers(result)) expect(inputs.has(node)).toBe(false)
@@ -291,6 +291,6 @@ describe('deriveSection', () => {
 
   it('accepts a payload built by hand in the checked shape', () => {
     const payload: WritePayload = { mode: 'mutate', ops: [{ op: 'set', path: ['a'], value: 1 }] }
-    expect(deriveSection({ b: 2 }, payload, site('mutate'))).toEqual({ a: 1, b: 2 })
+    expect(deriveSection({ b: 2 }, payload, inputCall('mutate'))).toEqual({ a: 1, b: 2 })
   })
 })

@@ -26,6 +26,20 @@ export function layerName(layer: 'base' | 'global' | 'scope' | undefined, scoped
   return m.layer.defaults
 }
 
+/**
+ * Where a set secret's value comes from, in words, when the document does not
+ * hold it: an environment variable or a file (the value is read-only here), or
+ * the secret store. `undefined` for a secret written in the document, or unset.
+ */
+export function secretOrigin(secret: { set: boolean; source?: string; reference?: string } | undefined): string | undefined {
+  if (!secret?.set) return undefined
+  const reference = secret.reference ?? ''
+  if (secret.source === 'env') return m.secretFromEnv(reference)
+  if (secret.source === 'file') return m.secretFromFile(reference)
+  if (secret.source === 'store') return m.secretInStore
+  return undefined
+}
+
 /** A moment (ISO 8601) as people read it, to the second, in the page's language and the browser's time zone. */
 export function showTime(iso: string): string {
   const date = new Date(iso)

@@ -38,7 +38,7 @@ export function changedFields(before: SettingsNamespaceView, after: SettingsName
   for (const slot of after.secrets) {
     const old = slots.get(key(slot.path))
     slots.delete(key(slot.path))
-    if (!old || old.set !== slot.set || old.layer !== slot.layer) changes.push({ path: [...slot.path], kind: 'secret' })
+    if (!old || old.set !== slot.set || old.layer !== slot.layer || old.source !== slot.source || old.reference !== slot.reference) changes.push({ path: [...slot.path], kind: 'secret' })
   }
   for (const old of slots.values()) if (old.set) changes.push({ path: [...old.path], kind: 'secret' })
   return changes

@@ -65,8 +65,12 @@ export interface Field {
   overridden: boolean
   /** For a scoped view: the value the field would have without the scope's own section. */
   inherited?: unknown
-  /** For `secret`: whether one is set and which layer supplied it. Never a value. */
-  secret?: { set: boolean; layer?: RedactedSecret['layer'] }
+  /**
+   * For `secret`: whether one is set, which layer supplied it, and where a user
+   * section's value comes from (`source`, with the variable, file or store name
+   * in `reference`: a secret held by `env` or `file` cannot be written here). Never a value.
+   */
+  secret?: { set: boolean; layer?: RedactedSecret['layer']; source?: RedactedSecret['source']; reference?: string }
   /** For `union`: the forms offered (hidden branches left out), each built at this field's path. */
   variants?: FieldVariant[]
   /** For `union`: the index in `variants` of the form the value has, or -1 when it has none of them. */
@@ -212,7 +216,11 @@ function layerInfo(walk: Walk, path: string[]): Pick<Field, 'value' | 'overridde
 function secretInfo(view: SettingsNamespaceView, path: string[]): NonNullable<Field['secret']> {
   const slot = view.secrets.find((s) => s.path.length === path.length && s.path.every((key, i) => key === path[i]))
   if (!slot?.set) return { set: false }
-  return slot.layer ? { set: true, layer: slot.layer } : { set: true }
+  const info: NonNullable<Field['secret']> = { set: true }
+  if (slot.layer) info.layer = slot.layer
+  if (slot.source) info.source = slot.source
+  if (slot.reference !== undefined) info.reference = slot.reference
+  return info
 }
 
 function baseField(walk: Walk, node: EnvelopeNode, uid: string, path: string[], kind: FieldKind): Field {
@@ -316,6 +324,15 @@ export function buildForm(view: SettingsNamespaceView, options: FormOptions = {}
   const model: FormModel = { ns: view.ns, revision: view.revision, applies: view.applies, registered: view.registered, envelope, root, view }
   if (view.scope !== undefined) model.scope = view.scope
   return model
+}
+
+/**
+ * Whether a secret field's value comes from the host (an environment variable
+ * or a file the document references): read-only here, since the store refuses
+ * a write to it. A secret kept in a secret store is written as usual.
+ */
+export function isHostSecret(field: Field): boolean {
+  return field.kind === 'secret' && field.secret?.set === true && (field.secret.source === 'env' || field.secret.source === 'file')
 }
 
 /** The field at `path`, or `undefined` when the form has none there (an array index past the end, say). */

@@ -12,7 +12,7 @@ export { localeChain } from 'dsh-settings/locale'
 /** The envelope shapes the model reads. */
 export type { Envelope, EnvelopeNode, NodeMeta } from './envelope.ts'
 /** Build a form from one view and walk it; see {@link buildForm}. */
-export { buildForm, everyField, fieldAt, flatten } from './fields.ts'
+export { buildForm, everyField, fieldAt, flatten, isHostSecret } from './fields.ts'
 /** The form's field tree. */
 export type { Field, FieldKind, FieldOption, FieldVariant, FormModel, FormOptions } from './fields.ts'
 /** Check a candidate value before it is sent; see {@link validateField}. */

@@ -1,6 +1,6 @@
 import type { SettingsPathOpView } from 'dsh-settings-controller'
 import { applyToDraft } from './draft.ts'
-import { fieldAt, type Field, type FormModel } from './fields.ts'
+import { fieldAt, isHostSecret, type Field, type FormModel } from './fields.ts'
 import { dataEqual } from 'dsh-settings/equal'
 import { blankValue } from './blank.ts'
 import { cloneJson, hasAt, isPlainObject, startsWith } from './paths.ts'
@@ -39,7 +39,7 @@ export type EditPlan =
  */
 export type EditRefusal =
   | 'no-field' | 'wrong-kind' | 'key-taken' | 'no-key' | 'inherited-entry' | 'secret-entry' | 'secret-order' | 'bad-order'
-  | 'no-item' | 'no-form' | 'whole-section' | 'holds-secrets' | 'inherited-secrets'
+  | 'no-item' | 'no-form' | 'whole-section' | 'holds-secrets' | 'inherited-secrets' | 'secret-read-only'
 
 /** Each refusal in English: what {@link EditPlan}'s `reason` holds. */
 export const EDIT_REFUSAL_ENGLISH: Readonly<Record<EditRefusal, string>> = {
@@ -56,6 +56,7 @@ export const EDIT_REFUSAL_ENGLISH: Readonly<Record<EditRefusal, string>> = {
   'whole-section': 'the whole section can only be reset, or edited field by field',
   'holds-secrets': 'holds-secrets',
   'inherited-secrets': 'inherited-secrets',
+  'secret-read-only': 'this secret comes from the host (an environment variable or a file): change it there',
 }
 
 type Raw = SettingsPathOpView[] | EditRefusal
@@ -197,6 +198,8 @@ function rawOps(model: FormModel, edit: Exclude<Edit, { type: 'reset-section' }>
     case 'clear-secret': {
       const field = kindOf(model, edit.path, 'secret')
       if (typeof field === 'string') return field
+      // The host supplies it: the store refuses the write, so the page does not send it.
+      if (isHostSecret(field)) return 'secret-read-only'
       return edit.type === 'replace-secret' ? [set(edit.path, edit.value)] : [unset(edit.path)]
     }
     case 'tuple-set': {

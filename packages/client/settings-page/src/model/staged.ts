@@ -57,8 +57,8 @@ export function stagedView(model: FormModel, staged: Staged): SettingsNamespaceV
   const secrets: RedactedSecret[] = view.secrets.map((slot) => ({ ...slot, path: [...slot.path] }))
   for (const { op, secret } of staged) {
     if (secret) {
-      const state: RedactedSecret = op.op === 'set' ? { path: [...op.path], set: true, layer } : { path: [...op.path], set: false }
       const at = secrets.findIndex((slot) => samePath(slot.path, op.path))
+      const state: RedactedSecret = op.op === 'set' ? { path: [...op.path], set: true, layer, ...keptInStore(secrets[at], layer) } : { path: [...op.path], set: false }
       if (at >= 0) secrets[at] = state
       else secrets.push(state)
       continue
@@ -68,6 +68,11 @@ export function stagedView(model: FormModel, staged: Staged): SettingsNamespaceV
     value = applyToDraft(value, fallback === undefined ? op : { op: 'set', path: op.path, value: cloneJson(fallback) })
   }
   return { ...view, user: user as SettingsNamespaceView['user'], value, secrets }
+}
+
+/** A replaced secret this section keeps in the secret store stays there (the provider replaces the stored value). */
+function keptInStore(slot: RedactedSecret | undefined, layer: RedactedSecret['layer']): Pick<RedactedSecret, 'source' | 'reference'> {
+  return slot?.set && slot.layer === layer && slot.source === 'store' ? { source: 'store', ...(slot.reference === undefined ? {} : { reference: slot.reference }) } : {}
 }
 
 /** Whether nothing at all is given for `field` (a set secret counts as given). */

@@ -605,7 +605,7 @@ describe('secrets and the settings document', () => {
     expect(remote.last('mutate')?.args[1]).toEqual([{ op: 'set', path: ['apiKey'], value: SECRET }])
     expect(provider.document()).toEqual({ demo: { apiKey: SECRET } })
     const demo = section(session, 'demo')
-    expect(demo.form.view.secrets).toContainEqual({ path: ['apiKey'], set: true, layer: 'global' })
+    expect(demo.form.view.secrets).toContainEqual({ path: ['apiKey'], set: true, layer: 'global', source: 'document' })
     expect(JSON.stringify(session.state)).not.toContain(SECRET)
 
     await session.apply('demo', { type: 'set', path: ['note'], value: 'after' })

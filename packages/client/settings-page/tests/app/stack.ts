@@ -25,6 +25,8 @@ export interface Stack {
 export interface StackOptions {
   document?: SettingsDocument
   writable?: boolean
+  /** The provider class to boot: a memory provider, or one that extends it (a store with rules of its own). */
+  provider?: typeof MemorySettingsProvider
 }
 
 /** Install the disposal hook and answer `boot`; call once at the top of a spec file. */
@@ -35,10 +37,10 @@ export function useStack(): { boot(options?: StackOptions): Promise<Stack> } {
     for (const dispose of disposers.splice(0).reverse()) await dispose()
   })
   return {
-    async boot({ document = {}, writable = true } = {}) {
+    async boot({ document = {}, writable = true, provider: Provider = MemorySettingsProvider } = {}) {
       const root = new Context()
       root.logger.exporter({ export: () => {} })
-      const providerFiber = root.plugin(MemorySettingsProvider, { document, writable })
+      const providerFiber = root.plugin(Provider, { document, writable })
       await providerFiber
       disposers.push(() => providerFiber.dispose())
       let provider!: MemorySettingsProvider

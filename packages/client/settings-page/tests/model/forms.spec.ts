@@ -52,7 +52,7 @@ describe('form kinds of published plugins', () => {
     const after = current!.form()
     expect(after.root.variant).toBe(0)
     expect(after.view.user).toEqual({ protocol: 'http', selfId: 'bot' })
-    expect(after.view.secrets).toContainEqual({ path: ['token'], set: true, layer: 'global' })
+    expect(after.view.secrets).toContainEqual({ path: ['token'], set: true, layer: 'global', source: 'document' })
   })
 
   it('offers both forms of a union of a value and an object, leaving hidden branches out', async () => {

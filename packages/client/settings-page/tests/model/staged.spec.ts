@@ -159,7 +159,7 @@ describe('enable to reveal', () => {
     expect(off).toEqual({ kind: 'mutate', ops: [{ op: 'set', path: ['enabled'], value: false }] })
     if (off.kind === 'mutate') await current.settings.mutate(NS, off.ops, form.revision)
     expect(current.form().root.variant).toBe(1)
-    expect(current.form().view.secrets).toContainEqual({ path: ['password'], set: true, layer: 'global' })
+    expect(current.form().view.secrets).toContainEqual({ path: ['password'], set: true, layer: 'global', source: 'document' })
   })
 
   it('the published auth plugin: its admin group shows username and the required password, as Koishi’s own form does', async () => {

@@ -3,7 +3,7 @@
  * Takes the document lock, reports `@@ready`, then holds it; it releases the lock and exits
  * by itself after 30 s if nobody kills it first.
  */
-import { acquireLock } from '../../src/lock.ts'
+import { acquireLock } from '../../src/store/lock.ts'
 import { exitEventually, fail, send } from './protocol.ts'
 
 exitEventually()

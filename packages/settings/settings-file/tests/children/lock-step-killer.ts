@@ -9,7 +9,7 @@
  * of the lock), `claim.claim` (a claim of a claim) or `next` (the next-turn reservation).
  */
 import { basename } from 'node:path'
-import { acquireLock, type LockStep } from '../../src/lock.ts'
+import { acquireLock, type LockStep } from '../../src/store/lock.ts'
 
 // The line protocol of protocol.ts (`@@result <json>`, exit by itself after a while), without
 // importing it: it loads cordis and the provider, and this child is started dozens of times.

@@ -3,8 +3,9 @@
  * Registers <ns> ({ n: natural }) on a file provider whose write steps call a hook, and after `go`
  * updates `n` to 1. At the first time the write reaches <step> (a `FileStep`, e.g. `rename` or
  * `lock:link`), the process SIGKILLs itself: no cleanup, no release, as a crash would leave things.
- * The step `aside` is inside the replace, between setting the document aside and linking the new
- * version in its place: the process dies when it links to the document's name.
+ * The step `aside` is inside the portable replace (forced with `DSH_SETTINGS_PORTABLE_FS=1`), between
+ * setting the document aside and linking the new version in its place: the process dies when it links
+ * to the document's name.
  */
 import { Context } from 'cordis'
 import fs from 'node:fs'
@@ -18,6 +19,8 @@ const [file, ns, step] = process.argv.slice(2)
 if (!file || !ns || !step) fail(new Error('usage: step-killer.ts <file> <ns> <step>'))
 
 if (step === 'aside') {
+  // Only the portable path sets the document aside (an exchange never leaves the path empty).
+  process.env.DSH_SETTINGS_PORTABLE_FS = '1'
   const link = fs.linkSync
   // The replace links through the module object, so this is the call that would end the document's absence.
   fs.linkSync = (from, to) => {

@@ -10,7 +10,7 @@ import { importPlugin, planDeployment, type Entry, type PluginEntry } from 'dsh-
 import { createScope } from 'dsh-scope'
 import { SettingsProvider, type SettingsDocument } from 'dsh-settings'
 import { FileSettingsProvider, resolveDocumentPath } from 'dsh-settings-file'
-import { readDocumentText, SettingsNotAFileError } from 'dsh-settings-file/codec'
+import { NotAFileError, readDocumentText } from 'dsh-settings-file/store'
 import { CheckProvider, type Registration } from './provider.ts'
 import { UsageError } from '../usage-error.ts'
 
@@ -79,7 +79,7 @@ export async function readDeployment(file: string, env: NodeJS.ProcessEnv, condi
     // Never a blocking open: a FIFO there is refused at once.
     text = await readDocumentText(file)
   } catch (error) {
-    const why = error instanceof SettingsNotAFileError ? `it is a ${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
+    const why = error instanceof NotAFileError ? `it is a ${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
     throw new UsageError(`cannot read the deployment file ${file}: ${why}`)
   }
   if (text === undefined) throw new UsageError(`cannot read the deployment file ${file}: ENOENT`)
@@ -167,10 +167,10 @@ export async function within<T>(task: Promise<T>, ms: number): Promise<T | 'time
 /**
  * Run the deployment's plugins over `document` in a root of their own, whose settings
  * service is a read-only {@link CheckProvider} recording every registration; wait
- * until they settled (or `deadline` passed), note how each fared, hand the running
+ * until they came to rest (or `deadline` passed), note how each fared, hand the running
  * service and the pass to `inspect` (to describe what the plugins registered while
  * they still hold it), then dispose the root.
- * @param document - handed to the seam as it is: never change it afterwards.
+ * @param document - given to the seam as it is (`transferToSeam`): never change it afterwards.
  */
 export async function runPass<T = undefined>(
   planned: Planned[],
@@ -186,9 +186,9 @@ export async function runPass<T = undefined>(
   const { plugged, disposers } = plugPlanned(root, planned, pass.failed)
   let inspected: T | undefined
   try {
-    const settled = await settlePlugged(plugged, deadline)
-    pass.failed.push(...settled.failed)
-    pass.idle.push(...settled.idle)
+    const fared = await waitForPlugged(plugged, deadline)
+    pass.failed.push(...fared.failed)
+    pass.idle.push(...fared.idle)
     if (inspect) {
       const provider = root.get('settings') as SettingsProvider | undefined
       if (provider) inspected = await inspect(provider, pass)
@@ -238,11 +238,11 @@ export function plugPlanned(ctx: Context, planned: Planned[], failed: { ref: Ent
 }
 
 /**
- * Wait until the plugged entries settled (a plugin that provides a service
+ * Wait until the plugged entries came to rest (a plugin that provides a service
  * starts the ones waiting for it), or `deadline` (a `Date.now()` time) passed;
  * then say which failed, which wait for services nobody provides, and which were still starting.
  */
-export async function settlePlugged(plugged: readonly PluggedEntry[], deadline: number): Promise<Pick<Pass, 'failed' | 'idle'>> {
+export async function waitForPlugged(plugged: readonly PluggedEntry[], deadline: number): Promise<Pick<Pass, 'failed' | 'idle'>> {
   const result: Pick<Pass, 'failed' | 'idle'> = { failed: [], idle: [] }
   for (let round = 0; round < 1000; round++) {
     const left = deadline - Date.now()

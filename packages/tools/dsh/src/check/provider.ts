@@ -1,14 +1,14 @@
 /**
  * The settings service a check runs the deployment's plugins over: the parsed
- * document, read-only, recording every registration. It hands the parse to the
- * seam as it is (`handOver`: a fresh parse is the seam's alone, so nothing is
- * copied or walked twice), and starts nothing (no file, watcher or timer).
+ * document, read-only, recording every registration. It gives the parse to the
+ * seam as it is (`transferToSeam`: a fresh parse is the seam's alone, so nothing
+ * is copied or walked twice), and starts nothing (no file, watcher or timer).
  */
 import type { Context } from 'cordis'
 import { namedScopeOf } from 'dsh-scope'
 import {
-  handOver,
   SettingsProvider,
+  transferToSeam,
   type SettingsDocument,
   type SettingsNamespaceInput,
   type SettingsRegisterOptions,
@@ -30,7 +30,7 @@ export interface Registration {
 
 /** What a {@link CheckProvider} is plugged with. */
 export interface CheckProviderConfig {
-  /** The parsed document; handed to the seam, so the caller never changes it afterwards. */
+  /** The parsed document; given to the seam, so the caller never changes it afterwards. */
   document: SettingsDocument
   /** Where each registration is recorded, in call order. */
   registrations: Registration[]
@@ -50,7 +50,7 @@ export class CheckProvider extends SettingsProvider {
   }
 
   protected load(): SettingsDocument {
-    return handOver(this.config.document)
+    return transferToSeam(this.config.document)
   }
 
   /** Never reached: the seam refuses writes to a read-only provider before they are queued. */

@@ -6,7 +6,8 @@
  * written yet reads as an empty one, when it is the deployment's own.
  */
 import { extname } from 'node:path'
-import { DEFAULT_MAX_DOCUMENT_BYTES, parseSettings, readDocumentText, SettingsDocumentError, SettingsDocumentTooLargeError, SettingsNotAFileError, type ParsedDocument } from 'dsh-settings-file/codec'
+import { DEFAULT_MAX_DOCUMENT_BYTES, DocumentError, DocumentNotAMapError, parseSettings, type ParsedDocument } from 'dsh-settings-file/codec'
+import { FileTooLargeError, NotAFileError, readDocumentText } from 'dsh-settings-file/store'
 import { UsageError, type Deployment, type FileProviderConfig } from './deployment.ts'
 import { PositionedText, type Position } from './positions.ts'
 
@@ -34,11 +35,11 @@ export async function readChecked(file: string, deployment: Deployment, missingI
   try {
     text = await readDocumentText(file, { maxBytes: cap })
   } catch (error) {
-    if (error instanceof SettingsDocumentTooLargeError) {
+    if (error instanceof FileTooLargeError) {
       const rule = `the document is ${error.bytes} bytes, over the file provider's size cap of ${error.limit} (maxDocumentBytes), so it refuses to load it; it was not read`
       return { problems: [{ position: START, code: 'bad-document', rule }] }
     }
-    const why = error instanceof SettingsNotAFileError ? `it is a ${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
+    const why = error instanceof NotAFileError ? `it is a ${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
     throw new UsageError(`cannot read the settings document ${file}: ${why}`)
   }
   // A deployment that has not written its document yet holds no sections: what it lacks is still worth reporting.
@@ -48,8 +49,8 @@ export async function readChecked(file: string, deployment: Deployment, missingI
   try {
     return { text: source, parsed: parseSettings(source, format, file, cap), missing: text === undefined }
   } catch (error) {
-    if (!(error instanceof SettingsDocumentError)) throw error
-    return { problems: refusalProblems(error, source, format, file) }
+    if (!(error instanceof DocumentError)) throw error
+    return { problems: refusalProblems(error, source, format) }
   }
 }
 
@@ -59,7 +60,7 @@ export async function readChecked(file: string, deployment: Deployment, missingI
  * source); for JSON that does not parse, its one place; for a document that parses but is not
  * sections (not a map, aliases past the cap), the provider's rule at its position.
  */
-function refusalProblems(error: SettingsDocumentError, text: string, format: 'yaml' | 'json', file: string): UnreadableProblem[] {
+function refusalProblems(error: DocumentError, text: string, format: 'yaml' | 'json'): UnreadableProblem[] {
   if (format === 'yaml') {
     const syntax = PositionedText.parse(text).errors
     if (syntax.length) {
@@ -72,11 +73,11 @@ function refusalProblems(error: SettingsDocumentError, text: string, format: 'ya
       }
       return [...byPlace.values()].map(({ position, codes }) => ({ position, code: 'bad-yaml', rule: `not valid YAML (${codes.join(', ')})` }))
     }
-  } else if (error.code === 'SETTINGS_DOCUMENT' && error.position) {
+  } else if (error.code === 'DOCUMENT_INVALID' && error.position) {
     // JSON.parse stops at the first error: its one place (a root that is not a map has a code of its own).
     return [{ position: error.position, code: 'bad-yaml', rule: 'not valid JSON' }]
   }
-  return [{ position: error.position ?? START, code: 'bad-document', rule: documentRule(error, file) }]
+  return [{ position: error.position ?? START, code: 'bad-document', rule: documentRule(error) }]
 }
 
 /** The file provider's size cap for the deployment: its `maxDocumentBytes` when configured, else the provider's default. */
@@ -85,9 +86,8 @@ function sizeCap(deployment: Deployment): number {
   return typeof configured === 'number' && Number.isSafeInteger(configured) && configured >= 1 ? configured : DEFAULT_MAX_DOCUMENT_BYTES
 }
 
-/** A refusal of the provider's parse as a rule: its message without the document's path (the line names the file) or position. */
-function documentRule(error: SettingsDocumentError, file: string): string {
-  const prefix = `settings document ${file} `
-  const rest = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
-  return `the document ${rest.replace(/,? at line \d+, column \d+$/, '')}`
+/** A refusal of the provider's parse as a rule: what is wrong without the document's path (the line names the file) or position. */
+function documentRule(error: DocumentError): string {
+  if (error instanceof DocumentNotAMapError) return `the document is not a map of namespace sections: ${error.root}`
+  return `the document ${error.detail.replace(/,? at line \d+, column \d+$/, '')}`
 }

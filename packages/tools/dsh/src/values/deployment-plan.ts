@@ -79,12 +79,12 @@ async function deploymentText(file: string): Promise<string> {
   const quick = readPlainText(file)
   if (quick && 'text' in quick) return quick.text
   if (quick) throw new UsageError(`cannot read the deployment file ${file}: ENOENT`)
-  const { readDocumentText, SettingsNotAFileError } = await import('dsh-settings-file/codec')
+  const { readDocumentText, NotAFileError } = await import('dsh-settings-file/fast-read')
   try {
     const text = await readDocumentText(file)
     if (text !== undefined) return text
   } catch (error) {
-    const why = error instanceof SettingsNotAFileError ? `it is a ${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
+    const why = error instanceof NotAFileError ? `it is a ${error.kind}, not a regular file` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
     throw new UsageError(`cannot read the deployment file ${file}: ${why}`)
   }
   throw new UsageError(`cannot read the deployment file ${file}: ENOENT`)

@@ -30,7 +30,7 @@ async function readFileDocument(plan: ValuePlan, path: string): Promise<Settings
   if (extension !== '.yaml' && extension !== '.yml' && extension !== '.json') throw new UnavailableError(`the settings provider dsh-settings-file did not start: settings document ${path}: extension "${extname(path)}" is not supported (use .yaml, .yml or .json)`)
   const quick = readPlainData(path, maxBytes)
   if (quick) return quick as SettingsDocument
-  const { parseSettings, readDocumentText } = await import('dsh-settings-file/codec')
+  const [{ parseSettings }, { readDocumentText }] = await Promise.all([import('dsh-settings-file/codec'), import('dsh-settings-file/fast-read')])
   try {
     const text = await readDocumentText(path, { maxBytes })
     return text === undefined ? {} : (parseSettings(text, extension === '.json' ? 'json' : 'yaml', path, maxBytes).data as SettingsDocument)

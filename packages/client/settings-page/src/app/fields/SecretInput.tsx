@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { validateField } from '../../model/index.ts'
-import { layerName } from '../format.ts'
+import { isHostSecret, validateField } from '../../model/index.ts'
+import { layerName, secretOrigin } from '../format.ts'
 import { describedBy, FieldShell } from './FieldShell.tsx'
 import type { ControlProps } from './TextInput.tsx'
 import { m, showIssue } from '../i18n.ts'
@@ -8,7 +8,9 @@ import { m, showIssue } from '../i18n.ts'
 /**
  * A write-only secret: the page only knows whether one is set and by which
  * layer. "Replace" opens a password box whose text is sent once and then
- * dropped with the box; "Clear" removes the secret this section holds.
+ * dropped with the box; "Clear" removes the secret this section holds. A
+ * secret the host supplies (an environment variable, a file) shows where it
+ * comes from instead, read-only; one kept in the secret store says so.
  */
 export function SecretInput({ field, api, id, label, inList }: ControlProps) {
   const [open, setOpen] = useState(false)
@@ -21,6 +23,17 @@ export function SecretInput({ field, api, id, label, inList }: ControlProps) {
   useEffect(() => () => api.setEditing(id, false), [])
   const state = field.secret ?? { set: false }
   const own = state.set && state.layer === (api.scoped ? 'scope' : 'global')
+  const origin = secretOrigin(state)
+  if (isHostSecret(field)) {
+    return (
+      <FieldShell field={field} api={api} id={id} label={label} group inList={inList}>
+        <p class="secret-state secret-origin" id={`${id}-state`}>
+          {origin}
+        </p>
+        <p class="field-hint">{m.secretHostNote}</p>
+      </FieldShell>
+    )
+  }
 
   const close = () => {
     setOpen(false)
@@ -46,6 +59,7 @@ export function SecretInput({ field, api, id, label, inList }: ControlProps) {
       <p class="secret-state" id={`${id}-state`}>
         {state.set ? m.secretSet(layerName(state.layer, api.scoped)) : m.notSet}
       </p>
+      {origin !== undefined && <p class="field-hint secret-origin">{origin}</p>}
       {open ? (
         <form class="secret-form" onSubmit={(event) => void save(event)}>
           <label for={id}>{m.newSecret(label)}</label>

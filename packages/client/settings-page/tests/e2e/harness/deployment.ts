@@ -68,6 +68,8 @@ export interface DeploymentOptions {
   opener?: string[] | false
   /** The controller's preset roots; its default (`<home>/presets`, writable) unless given. */
   presets?: PresetRoot[]
+  /** The settings provider class: the YAML file provider, or a subclass of it with rules of its own. */
+  provider?: typeof FileSettingsProvider
 }
 
 /** A running deployment and the handles a spec needs to drive and inspect it. */
@@ -150,7 +152,7 @@ async function plugServices(root: Context, home: string, file: string, options: 
   const controller: ConstructorParameters<typeof SettingsController>[1] = { home, opener: options.opener ?? false }
   if (options.presets) controller.presets = options.presets
   return [
-    await settled(root.plugin(FileSettingsProvider, { path: file, debounceMs: 50, recheckMs: 500 })),
+    await settled(root.plugin(options.provider ?? FileSettingsProvider, { path: file, debounceMs: 50, recheckMs: 500 })),
     await settled(root.plugin(RemoteServer, { home, port: 0, static: options.assets })),
     await settled(root.plugin(SettingsController, controller)),
   ]
