@@ -46,9 +46,18 @@ const keepOut: Plugin = {
   },
 }
 
+/**
+ * Native modules a bundle cannot hold: loaded from dsh's own dependencies when reached (the keychain
+ * binding only for a `!secret` reference under `secrets: keyring`).
+ */
+const NATIVE = ['@napi-rs/keyring']
+
 /** What every bundle here is built with. */
 const COMMON: BuildOptions = {
   bundle: true,
+  external: NATIVE,
+  // ES modules where a package has both (jsonc-parser's CommonJS entry is a UMD wrapper that requires its parts at run time).
+  mainFields: ['module', 'main'],
   platform: 'node',
   format: 'cjs',
   target: 'node20',
@@ -68,7 +77,7 @@ export async function bundleBin(): Promise<{ bundle: string; bin: string }> {
   await build({ ...COMMON, entryPoints: [join(DSH, 'src/get-main.ts')], outfile: bundle, plugins: [keepOut], banner: { js: '// Bundled by scripts/pack/bundle-bin.ts from src/get-main.ts; run by bin.cjs.' } })
   // Only the never-reached modules may be imported: anything else the route needs must be inside.
   const imports = [...readFileSync(bundle, 'utf8').matchAll(/\bimport\((["'`])([^"'`]*)\1\)/g)].map((match) => match[2]!)
-  const stray = imports.filter((specifier) => !NEVER_REACHED.some((module) => specifier === `./${module.replace(/\.ts$/, '.js')}`))
+  const stray = imports.filter((specifier) => !NATIVE.includes(specifier) && !NEVER_REACHED.some((module) => specifier === `./${module.replace(/\.ts$/, '.js')}`))
   if (stray.length) throw new Error(`the get bundle imports ${stray.join(', ')} at run time: bundle it`)
   await build({ ...COMMON, entryPoints: [join(DSH, 'src/launch.ts')], outfile: bin, banner: { js: '// Bundled by scripts/pack/bundle-bin.ts from src/launch.ts.' } })
   return { bundle, bin }

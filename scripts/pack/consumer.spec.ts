@@ -144,13 +144,16 @@ describe('a consumer project installed from the packed tarballs', () => {
     expect((await npx('settings', 'set', 'demo.limit', '5')).stdout).toContain('via the provider')
     // A secret goes on standard input, never as an argument.
     expect((await runCommand('sh', ['-c', 'printf %s "$DSH_TEST_SECRET" | npx --no-install dsh settings set demo.token'], app, { ...process.env, NODE_OPTIONS: '', DSH_TEST_SECRET: SECRET })).ok).toBe(true)
+    // The secret goes to the store beside the document (secrets: file, the default); the document names it.
     const stored = readFileSync(join(app, '.dsh', 'settings.yaml'), 'utf8')
-    expect(stored).toMatch(/^demo:\n {2}limit: 5\n {2}token: consumer-secret-4b1d\n/m)
+    expect(stored).toMatch(/^demo:\n {2}limit: 5\n {2}token: !secret demo\.token\n/m)
+    expect(stored).not.toContain(SECRET)
+    expect(readFileSync(join(app, '.dsh', 'secrets.yaml'), 'utf8')).toContain(SECRET)
     const check = await npx('settings', 'check')
     expect(check.ok).toBe(true)
     expect(check.stdout).toContain('settings check: no problems in .dsh/settings.yaml against cordis.yml (namespaces: demo')
     const got = await npx('settings', 'get', 'demo', '--json')
-    expect(JSON.parse(got.stdout)).toEqual({ limit: 5, token: { secret: true, set: true } })
+    expect(JSON.parse(got.stdout)).toEqual({ limit: 5, token: { secret: true, set: true, source: 'store', reference: 'demo.token' } })
     const refused = await npx('settings', 'set', 'demo.limit', '987654')
     expect(refused.ok).toBe(false)
     // What dsh printed (runCommand appends the failed command line, which holds the value as typed).

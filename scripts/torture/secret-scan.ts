@@ -12,13 +12,16 @@
 import { removeTemp, sleep, tempDir } from './harness.ts'
 import type { Row } from './report.ts'
 import { registerSecretKind, runSecretCase } from './secret-case.ts'
+import { DiskSearch, storeHolds } from './secret-disk.ts'
 import { scanPage, type PageScan } from './secret-page.ts'
 import { buildSecretSchema, FIRST_PASS_PLANS, secretPlans } from './secret-schemas.ts'
 import { groupLeaks, scanEventStream, scanLogs, scanText, SecretLedger, type Leak } from './secret-search.ts'
+import { scanSources, type SourcesScan } from './secret-sources.ts'
 import { bootStack } from './stack.ts'
 
-/** Seconds kept for the browser part (build, launch, load, two scans); the schema loop gets the rest, at least half. */
+/** Seconds kept for the browser part (build, launch, load, two scans) and the source sessions (two host processes); the schema loop gets the rest, at least half. */
 const PAGE_SECONDS = 6
+const SOURCES_SECONDS = 6
 
 /** Run the scan for about `seconds`; one row. */
 export async function secretScan(seconds: number): Promise<Row[]> {
@@ -38,6 +41,9 @@ export async function secretScan(seconds: number): Promise<Row[]> {
   const dir = await tempDir('secrets')
   const stack = await bootStack(dir, { document: '# torture: secret scan\n', watch: true })
   let page: PageScan | undefined
+  let sources: SourcesScan | undefined
+  // Only a value the scan typed into the document by hand may be on disk beside it (the user's own doing).
+  const disk = new DiskSearch(stack.file, (origin) => origin.setBy.startsWith('hand edit'))
   try {
     // Another plugin's listener that quotes the value it was told about when it throws: its log line must not carry it.
     stack.root.on('settings/updated', (_ns, next) => {
@@ -51,7 +57,7 @@ export async function secretScan(seconds: number): Promise<Row[]> {
       searched.answers = stack.answers.length
       searched.logs = stack.logs.length
     }
-    const deadline = Date.now() + Math.max(seconds / 2, seconds - PAGE_SECONDS) * 1000
+    const deadline = Date.now() + Math.max(seconds / 2, seconds - PAGE_SECONDS - SOURCES_SECONDS) * 1000
     const plans = secretPlans()
     // Every position is tried at least once, even when that takes longer than the quick run's share.
     while (Date.now() < deadline || schemas < FIRST_PASS_PLANS) {
@@ -64,10 +70,12 @@ export async function secretScan(seconds: number): Promise<Row[]> {
       handEdits += record.handEdits
       valuesSet += record.set
       misses.push(...record.misses)
-      if (!ledger.holds(await stack.readDocument())) blind++
+      // With `secrets: file` (the default) a written secret lives in secrets.yaml, a hand-typed one in the document.
+      if (!(await storeHolds(stack.file, ledger))) blind++
       // Let watchers, listeners and the event stream catch up before this case's records are searched.
       await sleep(50)
       searchRecords()
+      leaks.push(...(await disk.scan(ledger)))
       for (const { surface, text } of record.texts) leaks.push(...scanText(surface, text, ledger, 'text'))
       searched.texts += record.texts.length
       // Reset the sections (no secret stays in the file) and end the registrations, so describes stay small.
@@ -76,6 +84,9 @@ export async function secretScan(seconds: number): Promise<Row[]> {
     }
     await sleep(200)
     searchRecords()
+    leaks.push(...(await disk.scan(ledger)))
+    sources = await scanSources(ledger)
+    leaks.push(...sources.leaks)
     const stream = events.text()
     events.stop()
     leaks.push(...scanEventStream(stream, ledger))
@@ -97,19 +108,26 @@ export async function secretScan(seconds: number): Promise<Row[]> {
       ops: valuesSet,
       kills: 0,
       edits: handEdits,
-      mustBeZero: { leaks: leaks.length, 'page scan errors': page?.status === 'failed' ? 1 : 0, 'blind searches': blind },
+      mustBeZero: { leaks: leaks.length, 'page scan errors': page?.status === 'failed' ? 1 : 0, 'blind searches': blind, 'source checks failed': sources?.misses.length ?? 1 },
       figures: {
         'schemas tried': schemas,
         'positions covered': [...positions].join(' '),
         'values set': valuesSet,
         'secrets searched for': ledger.count,
-        'places searched': `wire answers ${searched.answers}, event frames ${searched.frames}, log lines ${searched.logs}, errors and in-process reads ${searched.texts}, process warnings ${searched.warnings}`,
+        'secrets by source': sources ? sourceFigure(valuesSet, sources) : 'source sessions not reached',
+        'places searched': `wire answers ${searched.answers}, event frames ${searched.frames}, log lines ${searched.logs}, errors and in-process reads ${searched.texts}, process warnings ${searched.warnings}, files on disk ${disk.files}${sources ? `; source hosts: wire answers ${sources.searched.answers}, event frames ${sources.searched.frames}, output lines ${sources.searched.logs}, errors ${sources.searched.errors}, files on disk ${sources.searched.files}` : ''}`,
         page: page?.status === 'scanned' ? `${page.searched} texts (${page.note})` : `${page?.status === 'failed' ? 'FAILED' : 'SKIPPED'}: ${page?.note ?? 'not reached'}`,
         'leak kinds': groups.length,
         'ways in that missed': misses.length,
       },
-      ...(page?.status === 'skipped' ? { note: `page part skipped: ${page.note}` } : {}),
-      detail: { notes: [...groups, ...misses.slice(0, 10)], misses },
+      ...(page?.status === 'skipped' || sources?.keychainSkipped ? { note: [page?.status === 'skipped' ? `page part skipped: ${page.note}` : '', sources?.keychainSkipped ? `keychain source skipped: ${sources.keychainSkipped}` : ''].filter(Boolean).join('; ') } : {}),
+      detail: { notes: [...groups, ...(sources?.misses ?? []), ...misses.slice(0, 10)], misses: [...misses, ...(sources?.misses ?? [])] },
     },
   ]
+}
+
+/** The row's per-source count: values set through the settings under the default store, given by `!env` and `!file`, written into the keychain, and moved. */
+function sourceFigure(storeWrites: number, sources: SourcesScan): string {
+  const { env, file, keychain, moved } = sources.counts
+  return `store (secrets: file) ${storeWrites} values set on the main stack + 1 host write, env ${env}, file ${file}, keychain ${sources.keychainSkipped ? 'skipped' : keychain}, inline moved by moveSecrets() ${moved}`
 }

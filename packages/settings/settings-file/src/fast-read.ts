@@ -18,6 +18,8 @@ export { DEFAULT_MAX_DOCUMENT_BYTES } from './codec/size.ts'
 /** The store's careful read (for what the quick way declines), without the rest of the store (its lock loads a native library). */
 export { readDocumentText, type DocumentReadOptions } from './store/version.ts'
 export { FileTooLargeError, NotAFileError } from './store/errors.ts'
+/** How a codec parse that keeps tags (`!secret x`) hands them over: told apart here without loading the codec. */
+export { isTaggedScalar, TaggedScalar } from './codec/tagged-scalar.ts'
 
 /** What {@link readPlainText} found: the text, nothing there, or something to read the full way. */
 export type PlainText = { text: string } | { absent: true } | undefined

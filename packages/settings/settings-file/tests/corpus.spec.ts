@@ -29,7 +29,7 @@ async function plugAll(harness: FileHarness): Promise<void> {
 describe('the corpus through the file provider', () => {
   it('writes every plugin’s section to YAML and a host started afterwards reads each back as written', async () => {
     const file = join(fx.dir, 'settings.yaml')
-    fx.harness = await bootFile({ path: file, watch: false })
+    fx.harness = await bootFile({ path: file, watch: false, secrets: 'inline' })
     await plugAll(fx.harness)
     const written = new Map<string, Record<string, unknown>>()
     for (const entry of entries) {
@@ -45,7 +45,7 @@ describe('the corpus through the file provider', () => {
     const document = parse(text) as Record<string, unknown>
     for (const [ns, section] of written) expect(document[ns], ns).toEqual(section)
 
-    fx.harness = await bootFile({ path: file, watch: false })
+    fx.harness = await bootFile({ path: file, watch: false, secrets: 'inline' })
     await plugAll(fx.harness)
     for (const view of fx.harness.settings.describe()) {
       expect(view.user, view.ns).toEqual(written.get(view.ns))

@@ -22,7 +22,8 @@ const fixture = fileFixture()
 async function boot(history?: false) {
   const path = join(fixture.dir, 'settings.yaml')
   await writeFile(path, 'search:\n  limit: 5\n')
-  fixture.harness = await bootFile({ path, watch: false, ...(history === false ? { history: false } : {}) })
+  // Secrets inline (as before issue 37): these cases read kept versions' secrets as the document held them.
+  fixture.harness = await bootFile({ path, watch: false, secrets: 'inline', ...(history === false ? { history: false } : {}) })
   const { value: handle } = await plugWithSettings(fixture.harness.root, (ctx) => ctx.settings.register('search', Search))
   return { path, settings: fixture.harness.settings, handle }
 }

@@ -67,7 +67,7 @@ function once(step: keyof StepHooks, edit: () => Promise<void>): void {
 
 describe('a hand edit racing a migration', () => {
   it.each(['read', 'check', 'keep', 'rename'] as const)('keeps the edit, migrated, when the editor saves at step %s', async (step) => {
-    probed = await bootProbed({ path: file, watch: false }, hooks)
+    probed = await bootProbed({ path: file, watch: false, secrets: 'inline' }, hooks)
     // The user adds a field to the old section (and changes another's value) while the migration is under way.
     once(step, () => editorSaves.rename(file, START.replace('limit: 5', 'limit: 9').replace('other:', '  engine: google\nother:')))
     const { handle } = await registerNewVersion(probed.root)
@@ -83,7 +83,7 @@ describe('a hand edit racing a migration', () => {
 
 describe('the migration as a kept version', () => {
   it('keeps the text it replaced, says it was made by migration, and a restore brings the old text back to be migrated again', async () => {
-    probed = await bootProbed({ path: file, watch: false }, hooks)
+    probed = await bootProbed({ path: file, watch: false, secrets: 'inline' }, hooks)
     const { settings } = probed
     const { handle, fiber } = await registerNewVersion(probed.root)
     await handle.update({ limit: 6 })

@@ -114,7 +114,8 @@ describe('a symlink to an existing file', () => {
     await writeFile(target, '# my dotfiles\nweb-search:\n  engine: google   # chosen by hand\n  limit: 1\n  apiKey: sk-secret-kept\n', { mode: 0o640 })
     await symlink(target, document)
     const seen: Map<string, string[]>[] = []
-    fx.harness = await bootFile({ path: document, watch: false, editorSchema: false }, recordingProvider([fx.dir, dots], seen))
+    // Secrets inline (as before issue 37): this case is about the bytes a write keeps.
+    fx.harness = await bootFile({ path: document, watch: false, editorSchema: false, secrets: 'inline' }, recordingProvider([fx.dir, dots], seen))
     const search = await register(fx.harness)
 
     await search.update({ limit: 2 })
@@ -278,7 +279,7 @@ describe('a document with a second hard link', () => {
     await writeFile(document, before)
     await chmod(document, 0o644)
     await link(document, other)
-    fx.harness = await bootFile({ path: document, watch: false, editorSchema: false })
+    fx.harness = await bootFile({ path: document, watch: false, editorSchema: false, secrets: 'inline' })
     const search = await register(fx.harness)
 
     await search.update({ limit: 2 })

@@ -5,3 +5,4 @@ export { runCheck, CHECK_USAGE, formatProblem, formatWarning, formatSummary, sho
 export { checkSettings, type CheckOptions, type CheckResult, type Problem, type ProblemCode } from './check/check.ts'
 export { runValueCommand, SETTINGS_USAGE, VALUE_COMMANDS } from './values/commands.ts'
 export type { SettingsAccess } from './values/access.ts'
+export { runSecrets, SECRETS_USAGE } from './secrets/move.ts'

@@ -11,7 +11,8 @@ export const USAGE = `usage: dsh <command> [arguments]
 
   start [cordis.yml]          run a deployment (re-plugs entries as the file changes)
   settings <command> …        check, read or change the deployment's settings
-                              (check, get, set, unset, reset, history, diff, restore)
+                              (check, get, set, unset, reset, history, diff, restore,
+                              secrets move)
   --version                   print this command's version
   --help                      print this help
 
@@ -43,6 +44,7 @@ export async function runDsh(argv: readonly string[], given: CliIo): Promise<num
       return EXIT.OK
     }
     if (sub === 'check') return (await import('./check/cli.ts')).runCheck(args, io)
+    if (sub === 'secrets') return (await import('./secrets/move.ts')).runSecrets(args, io)
     if (sub !== undefined && VALUE_COMMANDS.includes(sub)) return runValueCommand(sub, args, io)
     return refuse('dsh settings', io, SETTINGS_USAGE, sub === undefined ? 'name a command' : `unknown command ${JSON.stringify(sub)}`).exit
   }

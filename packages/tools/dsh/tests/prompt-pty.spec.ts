@@ -9,11 +9,11 @@ import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { useHosts, WORKSPACE } from './hosts.ts'
 import { slices } from './stdin.ts'
 import { recordCatalog } from './catalog-host.ts'
+import { storedSettings } from './stored.ts'
 
 const DEPLOYMENT = 'packages/tools/dsh/tests/fixtures/cordis.yml'
 const hosts = useHosts()
@@ -63,7 +63,8 @@ function onTerminal(home: string, address: string, keys: string): { code: number
 }
 
 
-const stored = (home: string) => parse(readFileSync(join(home, 'settings.yaml'), 'utf8')) as Record<string, Record<string, unknown>>
+/** The stored settings, secrets read from the store where the provider keeps them. */
+const stored = storedSettings
 
 describe('dsh settings set on a terminal (python3\'s pty, on every machine of this project)', () => {
   it('asks for a secret without echoing it, and stores exactly what was typed', { timeout: 120_000 }, async () => {

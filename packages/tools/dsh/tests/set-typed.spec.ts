@@ -10,11 +10,11 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { useHosts, type Ran } from './hosts.ts'
 import { dshWithInput, expectNoEcho } from './stdin.ts'
 import { recordCatalog } from './catalog-host.ts'
+import { storedSettings } from './stored.ts'
 
 const FIXTURES = 'packages/tools/dsh/tests/fixtures'
 const EXAMPLE = `${FIXTURES}/cordis.yml`
@@ -22,7 +22,8 @@ const EXAMPLE = `${FIXTURES}/cordis.yml`
 const WAITING = `${FIXTURES}/typed-setup.cordis.yml`
 const hosts = useHosts()
 
-const stored = (dir: string) => (parse(readFileSync(join(dir, 'settings.yaml'), 'utf8')) ?? {}) as Record<string, any>
+/** The stored settings, secrets read from the store where the provider keeps them. */
+const stored = storedSettings
 const documentText = (dir: string) => readFileSync(join(dir, 'settings.yaml'), 'utf8')
 
 /** Texts YAML would alias, tag, anchor, cut at a comment, trim, or read as another type; each unique to this run. */

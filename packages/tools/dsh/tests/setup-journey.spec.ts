@@ -10,11 +10,11 @@
 import type { ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { dsh as runCommand, useHosts, type Ran } from './hosts.ts'
 import { recordCatalog } from './catalog-host.ts'
 import { dshWithInput } from './stdin.ts'
+import { storedSettings } from './stored.ts'
 
 const DEPLOYMENT = 'packages/tools/dsh/tests/fixtures/setup-journey.cordis.yml'
 const hosts = useHosts()
@@ -76,7 +76,8 @@ async function taken(dir: string, address: string, value: string, last: boolean)
   return set
 }
 
-const stored = (dir: string) => (parse(readFileSync(join(dir, 'settings.yaml'), 'utf8')) ?? {}) as Record<string, Record<string, unknown>>
+/** The stored settings, secrets read from the store where the provider keeps them. */
+const stored = storedSettings
 
 describe('dsh settings set: setting up a waiting adapter from nothing', () => {
   it('through a running host: each value is taken while the section is incomplete, and the last one starts the host’s plugin with them', { timeout: 120_000 }, async () => {

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest'
 import { VALUE_COMMANDS } from '../src/values/commands.ts'
 import { recordCatalog } from './catalog-host.ts'
 import { dsh, useHosts } from './hosts.ts'
+import { storedSettings } from './stored.ts'
 
 const FIXTURES = 'packages/tools/dsh/tests/fixtures'
 const DEPLOYMENT = `${FIXTURES}/cordis.yml`
@@ -31,7 +32,8 @@ async function recordedHome(): Promise<string> {
 }
 
 
-const stored = (dir: string) => parse(readFileSync(join(dir, 'settings.yaml'), 'utf8')) as Record<string, any>
+/** The stored settings, secrets read from the store where the provider keeps them. */
+const stored = storedSettings
 
 describe('dsh settings through the provider (no host running)', () => {
   it('gets a value as the plugin reads it, a section as YAML with secrets as (set), and JSON for scripts', async () => {

@@ -3,6 +3,7 @@ import { diffDocuments, type DocumentEdit } from './diff.ts'
 import type { DocumentFormat } from './format.ts'
 import type { ParsedDocument } from './parse.ts'
 import { renderDocument, renderYaml, type Rendered } from './serialize.ts'
+import { withKeptTags } from './tagged.ts'
 
 /** One change to a document: the value at `path` becomes `value`; `undefined` removes it. */
 export interface DocumentChange {
@@ -93,5 +94,7 @@ export interface RenderedChanges extends Rendered {
 export function renderChanges(format: DocumentFormat, text: string, parsed: ParsedDocument, changes: readonly DocumentChange[], file = '', next?: Record<string, unknown>): RenderedChanges {
   const data = next ?? dataWith(parsed.data, changes)
   if (format === 'json') return { ...renderDocument('json', text, parsed, data, file), data }
-  return { ...renderYaml(text, parsed, data, file, editsOfChanges(parsed.data, data, changes)), data }
+  const rendered = withKeptTags(parsed.tags, () => renderYaml(text, parsed, data, file, editsOfChanges(parsed.data, data, changes)))
+  if (rendered.parsed && parsed.tags) rendered.parsed.tags = parsed.tags
+  return { ...rendered, data }
 }

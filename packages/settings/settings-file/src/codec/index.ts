@@ -7,7 +7,10 @@
  * are the plain errors of `./errors.ts`; the file provider turns them into its
  * `Settings*` classes.
  */
-export { parseSettings, parseYaml, YAML_OPTIONS, type ParsedDocument } from './parse.ts'
+export { parseSettings, parseYaml, YAML_OPTIONS, type ParsedDocument, type ParseOptions } from './parse.ts'
+/** Scalars with a kept local tag (`!secret name`): read as `TaggedScalar`, rendered back byte-stably, found with their positions. */
+export { isTaggedScalar, renderTagged, TaggedScalar, type TaggedScalarAt } from './tagged.ts'
+export { taggedScalarsIn } from './tagged-positions.ts'
 export { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, sizeOver } from './size.ts'
 export { formatOf, type DocumentFormat } from './format.ts'
 export { renderDocument, type Rendered } from './serialize.ts'

@@ -6,6 +6,7 @@ import { segmentsOf, segmentsOfPlainText, type Segment } from './segments.ts'
 import { readYamlData } from './yaml-fast-read.ts'
 import { DEFAULT_MAX_DOCUMENT_BYTES, sizeOver } from './size.ts'
 import type { DocumentFormat } from './format.ts'
+import { keptCustomTags, withKeptTags } from './tagged.ts'
 
 /**
  * Parse options: `<<` merge keys resolve, aliases are capped against expansion
@@ -29,10 +30,12 @@ interface YamlProblem {
  * Parse YAML text with {@link YAML_OPTIONS} and report its problems: yaml's
  * errors and the duplicate keys (yaml's `DUPLICATE_KEY`, at the second key),
  * in source order. Every parse of document text goes through here, so a check
- * of an edit reads the text exactly as a load does.
+ * of an edit reads the text exactly as a load does. Scalars with one of `tags`
+ * (else the tags the codec call in progress keeps) read as `TaggedScalar`s.
  */
-export function parseYaml(text: string): { doc: Document.Parsed; problems: YamlProblem[] } {
-  const doc = parseDocument(text, YAML_OPTIONS)
+export function parseYaml(text: string, tags?: readonly string[]): { doc: Document.Parsed; problems: YamlProblem[] } {
+  const customTags = keptCustomTags(tags)
+  const doc = parseDocument(text, customTags ? { ...YAML_OPTIONS, customTags } : YAML_OPTIONS)
   const errors: YamlProblem[] = doc.errors.map((error) => ({ code: error.code, offset: error.pos[0], ...(error.linePos ? { linePos: error.linePos[0] } : {}) }))
   const duplicates = duplicateKeys(doc, text)
   if (!duplicates.length) return { doc, problems: errors }
@@ -102,6 +105,14 @@ export interface ParsedDocument {
   yaml?: Document.Parsed
   /** Where each top-level entry stands in the text, when each can be read and edited alone (see `segmentsOf`). */
   segments?: Segment[]
+  /** The tags kept as `TaggedScalar` values (see `parseSettings`' `tags`): every later read and render of this document keeps them too. */
+  tags?: readonly string[]
+}
+
+/** How {@link parseSettings} reads a document. */
+export interface ParseOptions {
+  /** Local tags (`!secret`) whose scalars read as a `TaggedScalar` (tag and text) and render back so; others read as yaml reads them. */
+  tags?: readonly string[]
 }
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
@@ -187,12 +198,21 @@ export { checkNextSize, DEFAULT_MAX_DOCUMENT_BYTES, sizeOver } from './size.ts'
  * Parse document text. Errors give the position (`line L, column C`) and the
  * parser's error code, never the parser's message: those quote the source,
  * which may hold a secret.
- * A text over `maxBytes` (UTF-8) is refused before it is parsed.
+ * A text over `maxBytes` (UTF-8) is refused before it is parsed. Scalars with
+ * one of `options.tags` read as `TaggedScalar` values (the fast reader takes
+ * no tagged text; yaml reads it).
  * @throws {DocumentError} for text that does not parse, or does not read as data.
  * @throws {DocumentNotAMapError} for a root that is not a map.
  * @throws {DocumentTooLargeError} for a text over `maxBytes`.
  */
-export function parseSettings(text: string, format: DocumentFormat, file: string, maxBytes = DEFAULT_MAX_DOCUMENT_BYTES): ParsedDocument {
+export function parseSettings(text: string, format: DocumentFormat, file: string, maxBytes = DEFAULT_MAX_DOCUMENT_BYTES, options: ParseOptions = {}): ParsedDocument {
+  const tags = options.tags?.length ? options.tags : undefined
+  const parsed = withKeptTags(tags, () => parseText(text, format, file, maxBytes))
+  if (tags) parsed.tags = tags
+  return parsed
+}
+
+function parseText(text: string, format: DocumentFormat, file: string, maxBytes: number): ParsedDocument {
   const bytes = sizeOver(text, maxBytes)
   if (bytes !== undefined) throw new DocumentTooLargeError(file, bytes, maxBytes)
   if (format === 'json') {

@@ -1,10 +1,11 @@
 import { Document, isScalar, stringify, visit, type Scalar } from 'yaml'
+import { keptCustomTags, renderTagged, TaggedScalar } from './tagged.ts'
 
 /** yaml's renderer with no line folding: long strings stay on one line, as users write them. */
 const OPTIONS = { lineWidth: 0, minContentWidth: 0, flowCollectionPadding: false } as const
 
 function isCollection(value: unknown): value is object {
-  return typeof value === 'object' && value !== null
+  return typeof value === 'object' && value !== null && !(value instanceof TaggedScalar)
 }
 
 /** yaml's stringify options this package renders with. */
@@ -15,13 +16,21 @@ type RenderOptions = NonNullable<Parameters<typeof stringify>[2]> & object
  * is double-quoted: written plain, it would read back as a merge key.
  */
 export function toYaml(value: unknown, options: RenderOptions): string {
-  const doc = new Document(value, null, options)
+  const customTags = keptCustomTags(tagsIn(value))
+  const doc = new Document(value, null, customTags ? { ...options, customTags } : options)
   visit(doc, {
     Pair: (_, pair) => {
       if (isScalar(pair.key) && pair.key.value === '<<') pair.key.type = 'QUOTE_DOUBLE'
     },
   })
   return doc.toString(options)
+}
+
+/** The tags of the tagged scalars inside `value` (usually none: one walk of what is rendered afresh). */
+function tagsIn(value: unknown, found = new Set<string>()): string[] {
+  if (value instanceof TaggedScalar) found.add(value.tag)
+  else if (typeof value === 'object' && value !== null) for (const child of Object.values(value)) tagsIn(child, found)
+  return [...found]
 }
 
 /** The longest implicit key yaml reads in a block map (counted up to its `:`); a longer one needs the explicit `? ` form. */
@@ -57,6 +66,7 @@ export function renderBlockKey(key: string, indent: number): string {
  * multi-line block is double-quoted instead, so the edit stays on its line.
  */
 export function renderScalar(value: unknown, original?: Scalar, flow = false): string {
+  if (value instanceof TaggedScalar) return renderTagged(value)
   if (typeof value === 'string') {
     if (original?.type === 'QUOTE_DOUBLE') return JSON.stringify(value)
     if (original?.type === 'QUOTE_SINGLE' && !/[\n\r]/.test(value)) return `'${value.replace(/'/g, "''")}'`

@@ -2,6 +2,7 @@ import { setOwn } from './data.ts'
 import { rereadNested, NESTED_MIN_BYTES } from './nested-edit.ts'
 import { reparseChanged, type ParsedDocument } from './parse.ts'
 import type { Segment } from './segments.ts'
+import { withKeptTags } from './tagged.ts'
 
 /**
  * Parse `text`, a new version of `before` (parsed as `parsed`), reading as
@@ -11,7 +12,9 @@ import type { Segment } from './segments.ts'
  * (`reparseChanged`). `undefined`: parse the whole text.
  */
 export function rereadChanged(before: string, parsed: ParsedDocument, text: string): ParsedDocument | undefined {
-  return rereadInsideEntry(before, parsed, text) ?? reparseChanged(before, parsed, text)
+  const read = withKeptTags(parsed.tags, () => rereadInsideEntry(before, parsed, text) ?? reparseChanged(before, parsed, text))
+  if (read && parsed.tags) read.tags = parsed.tags
+  return read
 }
 
 function rereadInsideEntry(before: string, parsed: ParsedDocument, text: string): ParsedDocument | undefined {

@@ -11,6 +11,7 @@ import { readYamlData } from './yaml-fast-read.ts'
 import { editScalarsInPlace, type ScalarsEdited } from './scalar-edit.ts'
 import { YamlEditor } from './yaml-edit.ts'
 import { editNested, NESTED_MIN_BYTES } from './nested-edit.ts'
+import { withKeptTags } from './tagged.ts'
 
 /** How many rounds of corrections an edit may take before the document is rendered afresh. */
 const MAX_ROUNDS = 4
@@ -325,5 +326,7 @@ export function renderDocument(format: DocumentFormat, text: string, parsed: Par
     // A CRLF document stays CRLF. The next write starts from this parse: JSON text reads back as the data it was made from.
     return { text: text.includes('\r\n') ? json.replace(/\n/g, '\r\n') : json, preserved: true, parsed: { data: next as Record<string, unknown> } }
   }
-  return renderYaml(text, parsed, next as Record<string, unknown>, file)
+  const rendered = withKeptTags(parsed.tags, () => renderYaml(text, parsed, next as Record<string, unknown>, file))
+  if (rendered.parsed && parsed.tags) rendered.parsed.tags = parsed.tags
+  return rendered
 }

@@ -26,6 +26,8 @@ export interface FileProviderConfig {
   /** The locale of the editor schema's descriptions (default: from `LC_ALL` / `LC_MESSAGES` / `LANG`). */
   locale?: string
   history?: FileHistoryConfig | false
+  /** Where secrets written through the settings go: `secrets.yaml` beside the document (default), the OS keychain, or the document itself. */
+  secrets?: 'file' | 'keyring' | 'inline'
 }
 
 /** The file provider's configuration schema (cordis validates a plugin's config with it). */
@@ -36,7 +38,7 @@ export const fileProviderConfig: Schema<FileProviderConfig> = Schema.object({
   debounceMs: Schema.natural().default(100).description('Settle window for watcher events.'),
   recheckMs: Schema.natural().default(2000).description('Period of the re-check that heals missed watcher events (0 turns it off).'),
   lockTimeoutMs: Schema.natural().default(2000).description('How long a writer waits for the cross-process lock.'),
-  settleMs: Schema.natural().default(100).description('A read that comes back shorter than the last one while the file is younger than this is read again once it settles.'),
+  settleMs: Schema.natural().default(100).description('A read that comes back shorter than the last one while the file is younger than this is read again once it settles; an empty read waits 10 times this.'),
   maxDocumentBytes: Schema.natural().min(1).default(DEFAULT_MAX_DOCUMENT_BYTES).description('Size cap (UTF-8 bytes) on the document: a larger one fails the load, is ignored on reload and refuses writes; a write that would pass it is refused.'),
   editorSchema: Schema.boolean().default(true).description('Keep <document>.schema.json (JSON Schema of every registered namespace) beside the document for editors.'),
   locale: Schema.string().description('Locale the editor schema\'s descriptions are written in where a plugin gives them per locale (zh-CN, en-US); defaults from LC_ALL / LC_MESSAGES / LANG.'),
@@ -48,6 +50,13 @@ export const fileProviderConfig: Schema<FileProviderConfig> = Schema.object({
       maxAgeDays: Schema.number().min(0).default(30).description('Remove kept versions older than this.'),
     }),
   ]).default({ keep: 50, maxAgeDays: 30 }).description('Keep replaced versions in history/ beside the document; false turns it off.'),
+  secrets: Schema.union([Schema.const('file'), Schema.const('keyring'), Schema.const('inline')])
+    .default('file')
+    .description('Where secrets written through the settings go: file keeps them in secrets.yaml beside the document (mode 0600, never kept in history/); keyring in the operating system\'s keychain; inline in the document itself, as before.')
+    .i18n({
+      'zh-CN': '通过设置写入的密钥存放在哪里：file 存入文档旁的 secrets.yaml（权限 0600，从不保留在 history/ 中）；keyring 存入操作系统的钥匙串；inline 仍写在文档本身中。',
+      'en-US': 'Where secrets written through the settings go: file keeps them in secrets.yaml beside the document (mode 0600, never kept in history/); keyring in the operating system\'s keychain; inline in the document itself, as before.',
+    }),
 })
 
 /** Every option with its default filled in (but the path, resolved apart). */
@@ -62,6 +71,7 @@ export interface FileProviderOptions {
   schemaModeline: boolean
   locale: string
   history: HistoryLimits | false
+  secrets: 'file' | 'keyring' | 'inline'
 }
 
 /** The options of `config` with their defaults: again here, so a provider constructed without cordis's schema pass still behaves. */
@@ -77,5 +87,6 @@ export function fileProviderOptions(config: FileProviderConfig): FileProviderOpt
     schemaModeline: config.schemaModeline ?? false,
     locale: config.locale ?? environmentLocale(),
     history: config.history === false ? false : { keep: config.history?.keep ?? 50, maxAgeDays: config.history?.maxAgeDays ?? 30 },
+    secrets: config.secrets ?? 'file',
   }
 }

@@ -1,7 +1,7 @@
 import { SCOPES_KEY, SettingsStoreError } from 'dsh-settings'
 import { pathText } from '../codec/data.ts'
 import { bytesText, DocumentCannotHoldError, DocumentError, DocumentNotAMapError, DocumentTooLargeError } from '../codec/errors.ts'
-import { FileTooLargeError, HistoryUnavailableError, LockTimeoutError, NotAFileError, PathLoopError, UnsafeHistoryFileError, type NotAFileKind, type UnsafeHistoryFileReason } from '../store/errors.ts'
+import { FileTooLargeError, HistoryUnavailableError, LockTimeoutError, NotAFileError, PathLoopError, StoreBusyError, UnsafeHistoryFileError, type NotAFileKind, type UnsafeHistoryFileReason } from '../store/errors.ts'
 import type { LockOwner } from '../store/owner.ts'
 
 export type { NotAFileKind, UnsafeHistoryFileReason }
@@ -237,4 +237,10 @@ export function withSettingsErrors<T>(body: () => T): T {
   } catch (error) {
     throw settingsErrorOf(error)
   }
+}
+
+/** A refusal of the store or the codec as the seam's callers see it: its public `Settings*` class (a busy store: `SETTINGS_STORE_BUSY`). */
+export function settingsError(file: string, error: unknown): unknown {
+  if (error instanceof StoreBusyError) return new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${error.message}`, file)
+  return settingsErrorOf(error)
 }

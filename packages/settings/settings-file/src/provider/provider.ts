@@ -1,24 +1,24 @@
 import type { Context } from 'cordis'
 import { basename, dirname, join } from 'node:path'
 import type Schema from 'schemastery'
-import { documentWith, getSection, readsHold, SettingsProvider, SettingsStoreError, type SettingsDocument, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
+import { SettingsProvider, SettingsStoreError, type JsonObject, type SectionKey, type SettingsDocument, type SettingsSecretOrigin, type SettingsHistoryQuery, type SettingsHistoryVersion, type SettingsStoreResult, type SettingsTransaction } from 'dsh-settings'
 import { resolveDocumentPath } from 'dsh-settings-home'
 import { realDirectory } from '../store/document-target.ts'
 import { DocumentStore, type StoreStep } from '../store/document-store.ts'
-import { StoreBusyError } from '../store/errors.ts'
 import { DocumentHistory } from '../store/history.ts'
 import { JournalNotes } from '../store/journal-notes.ts'
 import { DocumentWatcher } from '../store/watch.ts'
 import { fileProviderConfig, fileProviderOptions, type FileHistoryConfig, type FileProviderConfig, type FileProviderOptions } from './config.ts'
 import { editorSchemaPath, LEAVE_GRACE_MS, type EditorSchemaWriter } from './editor-schema.ts'
 import { modelineFor, startEditorSchema } from './editor-schema-wiring.ts'
-import { settingsErrorOf } from './errors.ts'
+import { settingsError, settingsErrorOf } from './errors.ts'
 import { ParseCache } from './parse-cache.ts'
 import { Reloads } from './reload.ts'
 import { sectionChanges } from './section-changes.ts'
-import { changesOfSections, formatOf, parseSettings, type DocumentFormat } from './settings-codec.ts'
+import { formatOf, parseSettings, type DocumentFormat } from './settings-codec.ts'
 import { listVersions, readVersionDocument } from './versions.ts'
-import { SettingsWrites, type Base, type Stored } from './write.ts'
+import { checkStore, moveSecrets, referencesAsJson, secretsOf, storeWatchEffect, writeTransaction, type DocumentSecrets } from './secret-wiring.ts'
+import { SettingsWrites, type Base } from './write.ts'
 
 /**
  * The steps of a write, named for tests that edit the file or kill the writer
@@ -27,12 +27,6 @@ import { SettingsWrites, type Base, type Stored } from './write.ts'
 export type FileStep = StoreStep
 
 export { pruneEvery } from '../store/document-store.ts'
-
-/** A refusal of the store or the codec as the seam's callers see it: its public `Settings*` class. */
-function settingsError(file: string, error: unknown): unknown {
-  if (error instanceof StoreBusyError) return new SettingsStoreError('SETTINGS_STORE_BUSY', `settings document ${error.message}`, file)
-  return settingsErrorOf(error)
-}
 
 /**
  * A settings provider that keeps the document in one YAML or JSON file the
@@ -52,6 +46,7 @@ export class FileSettingsProvider extends SettingsProvider {
   private readonly parses: ParseCache
   private readonly reloads: Reloads
   private readonly notes: JournalNotes | undefined
+  private readonly secrets: DocumentSecrets
   private schemaWriter: () => EditorSchemaWriter | undefined = () => undefined
   private watcher: DocumentWatcher | undefined
   /** Whether the host is stopping: set by close, or seen on this plugin's fiber. */
@@ -61,7 +56,7 @@ export class FileSettingsProvider extends SettingsProvider {
   /** The document the seam was last given (loaded, published or stored): one it has not seen is published first. */
   private given: SettingsDocument | undefined
   /** A kept version's data, parsed apart from the document's own parse cache. */
-  private readonly parseVersion = (text: string) => parseSettings(text, this.format, this.file, this.options.maxDocumentBytes).data as SettingsDocument
+  private readonly parseVersion = (text: string) => referencesAsJson(parseSettings(text, this.format, this.file, this.options.maxDocumentBytes).data) as SettingsDocument
 
   constructor(ctx: Context, config: FileSettingsProvider.Config = {}) {
     super(ctx)
@@ -90,6 +85,7 @@ export class FileSettingsProvider extends SettingsProvider {
     this.reloads = new Reloads({ file, disk: this.disk, parses: this.parses, warn })
     this.writes = new SettingsWrites({ file, format, maxDocumentBytes, store: this.disk, parse: (text) => this.parses.parse(text), written: (text, parsed) => this.parses.remember(text, parsed), modelineFor: (text, created) => this.modelineFor(text, created), warn })
     const locked = (trim: () => Promise<void>) => this.enqueue(() => this.disk.locked(trim))
+    this.secrets = secretsOf({ ...this.options, file, format, mode: this.options.secrets, env: process.env, stopping: this.stopping, secretPaths: (ns, section) => this.secretPaths(ns, section), warn })
     this.notes = history && new JournalNotes(history, { locked, warn: (message, error) => warn(`settings: ${file}: ${message}`, error) })
   }
 
@@ -139,7 +135,7 @@ export class FileSettingsProvider extends SettingsProvider {
 
   protected override async open(): Promise<void> {
     // Effects of the provider's fiber: the store's late-edit timer and the journal's gathering end with it.
-    this.ctx.effect(() => () => this.disk.dispose(), 'settings-file: document store')
+    this.ctx.effect(() => () => (this.disk.dispose(), this.secrets.dispose()), 'settings-file: document and secret stores')
     this.ctx.effect(() => () => this.notes?.flush(), 'settings-file: history journal notes')
     if (!this.options.editorSchema) return
     const { locale } = this.options
@@ -148,11 +144,14 @@ export class FileSettingsProvider extends SettingsProvider {
 
   protected async load(): Promise<SettingsDocument> {
     try {
-      const version = await this.disk.readPresent(this.file)
+      // A keychain that is missing or locked fails the start here, saying what to do.
+      await checkStore(this.secrets.store)
+      // Settled: a start at the instant an editor's in-place save has truncated the document waits for the save.
+      const version = await this.disk.readSettled(this.file, true)
       const parsed = version.text === undefined ? undefined : this.parses.parse(version.text)
       this.disk.seen = version
       if (this.options.watch) await this.startWatcher()
-      this.given = (parsed?.data ?? {}) as SettingsDocument
+      this.given = await this.secrets.resolve((parsed?.data ?? {}) as SettingsDocument)
       return this.given
     } catch (error) {
       throw settingsError(this.file, error)
@@ -160,19 +159,18 @@ export class FileSettingsProvider extends SettingsProvider {
   }
 
   private async startWatcher(): Promise<void> {
-    const logger = this.ctx.logger('settings')
     // An effect of the provider's fiber: its disposal stops the watcher (and its timers).
     this.ctx.effect(() => {
       const started = new DocumentWatcher(this.disk.names, {
-        debounceMs: this.options.debounceMs,
-        recheckMs: this.options.recheckMs,
+        ...this.options,
         onChange: () => void this.reload(true),
         onRecheck: () => void this.reload(false),
-        onError: (error) => logger.warn(`settings: watching ${this.file} failed:`, error),
+        onError: (error) => this.ctx.logger('settings').warn(`settings: watching ${this.file} failed:`, error),
       })
       this.watcher = started
       return () => started.close()
     }, 'settings-file: document watcher')
+    this.ctx.effect(storeWatchEffect(this.secrets.store, this.options, () => void this.secretsChanged()), 'settings-file: secret store watcher')
     await this.watcher!.start()
   }
 
@@ -186,10 +184,7 @@ export class FileSettingsProvider extends SettingsProvider {
   /** Run `operation` after every earlier reload and write: one chain for both. */
   private enqueue<T>(operation: () => Promise<T>): Promise<T> {
     const result = this.chain.then(operation)
-    this.chain = result.then(
-      () => {},
-      () => {},
-    )
+    this.chain = result.then(() => {}, () => {})
     return result
   }
 
@@ -206,7 +201,7 @@ export class FileSettingsProvider extends SettingsProvider {
         this.disk.locate()
         if (this.disk.late.pending()) return this.rescueLateEdit()
         const document = await this.reloads.read(force)
-        if (document) this.publishIfNew(document)
+        if (document) this.publishIfNew(await this.secrets.resolve(document))
       } catch (error) {
         this.ctx.logger('settings').warn(`settings: reloading ${this.file} failed:`, error)
       }
@@ -214,29 +209,35 @@ export class FileSettingsProvider extends SettingsProvider {
   }
 
   protected override async store(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
+    const options = { writes: this.writes, secrets: this.secrets, notes: this.notes, publishIfNew: (document: SettingsDocument) => this.publishIfNew(document), given: (document: SettingsDocument) => void (this.given = document) }
     try {
-      return await this.enqueue(() => this.storeLocked(transaction))
+      return await this.enqueue(() => this.disk.locked((lock, target) => writeTransaction(options, lock, target, transaction)))
     } catch (error) {
       throw settingsError(this.file, error)
     }
   }
 
-  private storeLocked(transaction: SettingsTransaction): Promise<SettingsStoreResult> {
-    return this.disk.locked(async (lock, target) => {
-      let moved = false
-      const stored: Stored | undefined = await this.writes.write(lock, target, (current) => {
-        // What the file holds beyond what the seam was last told (an edit still in the debounce window, another process's write).
-        this.publishIfNew(current)
-        moved = !readsHold(transaction.reads, (ns, scope) => getSection(current, ns, scope))
-        return moved ? { next: current } : { next: documentWith(current, transaction.changes), changes: changesOfSections(transaction.changes) }
-      })
-      if (stored) {
-        // Who made this text, so its kept version can say so later: noted once the write is answered.
-        this.notes?.add({ text: stored.text, by: [...transaction.origins], at: new Date() })
-        this.given = stored.document
-      }
-      return moved ? { moved: true } : undefined
-    })
+  /** A hand edit of the secret store: the sections that read it resolve again, and those that changed are published. */
+  private secretsChanged(): Promise<void> {
+    const raw = () => (this.disk.seen.text === undefined ? {} : this.parses.parse(this.disk.seen.text).data) as SettingsDocument
+    return this.enqueue(async () => void (this.secrets.storeChanged(), this.closed || this.publishIfNew(await this.secrets.resolve(raw())))).catch((error: unknown) => this.ctx.logger('settings').warn(`settings: reading the secret store of ${this.file} failed:`, error))
+  }
+
+  /** A change of a value held by `!env`/`!file` is refused, naming the reference. */
+  protected override cannotHold(key: SectionKey, section: JsonObject): SettingsStoreError | undefined {
+    return this.secrets.refusal(key, section)
+  }
+
+  protected override secretSource(key: SectionKey, path: readonly string[]): SettingsSecretOrigin | undefined {
+    return this.secrets.source(key, path)
+  }
+
+  /** Move every inline secret (each registered kind's, global and scoped) to the store in one write, and out of `history/`; the count only, never which. */
+  async moveSecrets(): Promise<{ moved: number }> {
+    const { file, format, secrets, disk, writes, options } = this
+    const stored = (document: SettingsDocument) => secrets.resolve(document).then((resolved) => this.publishIfNew(resolved))
+    const context = { file, format, store: secrets.store, secrets, disk, writes, maxDocumentBytes: options.maxDocumentBytes, stored, warn: (message: string) => this.ctx.logger('settings').warn(message), secretPaths: (ns: string, section: unknown) => this.secretPaths(ns, section) }
+    return this.enqueue(() => moveSecrets(context)).catch((error: unknown) => Promise.reject(settingsError(file, error)))
   }
 
   /** Tell the seam about a document it has not been given yet: the sections that are not those it was last given. */
@@ -262,7 +263,7 @@ export class FileSettingsProvider extends SettingsProvider {
 
   private async rescueLateEdit(): Promise<void> {
     const stored = await this.disk.locked((lock, target) => this.writes.write(lock, target, (current) => ({ next: current })))
-    if (stored && !this.closed) this.publishIfNew(stored.document)
+    if (stored && !this.closed) this.publishIfNew(await this.secrets.resolve(stored.document))
     // A save still under way is looked at again.
     else if (!stored) this.disk.late.schedule()
   }
@@ -287,7 +288,8 @@ export class FileSettingsProvider extends SettingsProvider {
     const history = this.disk.history
     if (!history) return super.historyDocument(id)
     await this.notes?.flush()
-    return readVersionDocument(history, this.parseVersion, id).catch((error: unknown) => Promise.reject(settingsErrorOf(error)))
+    // References resolve (with today's values): a restore hands the seam plain values, as a load does.
+    return readVersionDocument(history, this.parseVersion, id).then((document) => this.secrets.resolve(document, false)).catch((error: unknown) => Promise.reject(settingsErrorOf(error)))
   }
 }
 

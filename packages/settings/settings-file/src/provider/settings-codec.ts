@@ -4,7 +4,11 @@
  */
 import { checkNextSize as checkSize, formatOf as formatOfPath, parseSettings as parseText, renderChanges as renderChangesOf, renderDocument as renderText, type DocumentChange, type DocumentFormat, type ParsedDocument, type Rendered, type RenderedChanges } from '../codec/index.ts'
 import { SCOPES_KEY } from 'dsh-settings'
+import { REFERENCE_TAGS } from 'dsh-settings-secrets'
 import { withSettingsErrors } from './errors.ts'
+
+/** The tags the provider's documents keep as references (`!secret`, `!env`, `!file`): every parse reads them so. */
+const TAGS: readonly string[] = Object.values(REFERENCE_TAGS)
 
 export { DEFAULT_MAX_DOCUMENT_BYTES, rereadChanged, sizeOver, type DocumentChange, type DocumentFormat, type ParsedDocument, type Rendered, type RenderedChanges } from '../codec/index.ts'
 
@@ -13,9 +17,9 @@ export function formatOf(file: string): DocumentFormat {
   return withSettingsErrors(() => formatOfPath(file))
 }
 
-/** Parse document text. @throws {SettingsDocumentError} (and its subclasses), {SettingsDocumentTooLargeError}. */
+/** Parse document text, references read as the codec's `TaggedScalar`. @throws {SettingsDocumentError} (and its subclasses), {SettingsDocumentTooLargeError}. */
 export function parseSettings(text: string, format: DocumentFormat, file: string, maxBytes?: number): ParsedDocument {
-  return withSettingsErrors(() => parseText(text, format, file, maxBytes))
+  return withSettingsErrors(() => parseText(text, format, file, maxBytes, { tags: TAGS }))
 }
 
 /** The next text of the document. @throws {SettingsDocumentCannotHoldError} for data YAML cannot hold. */

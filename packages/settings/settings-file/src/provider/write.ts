@@ -55,7 +55,7 @@ export class SettingsWrites {
    * Store what `derive` makes of the document, holding `lock` on `target`.
    * @returns what was written, or `undefined` when `derive` changed nothing.
    */
-  async write(lock: HeldLock, target: string, derive: (current: SettingsDocument) => Derived): Promise<Stored | undefined> {
+  async write(lock: HeldLock, target: string, derive: (current: SettingsDocument) => Derived | Promise<Derived>): Promise<Stored | undefined> {
     const { store, file } = this.options
     // An editor's late write into the version the previous write replaced is the freshest user edit there is.
     const late = await this.takeLateEdit(target)
@@ -65,7 +65,7 @@ export class SettingsWrites {
       // An unparsable document refuses the write and stays exactly as the user left it.
       const parsed = this.options.parse(onDisk.text ?? '')
       const current = late ? mergeLateEdit(late.base, late.data, parsed.data) : parsed.data
-      const { next, changes } = derive(current as SettingsDocument)
+      const { next, changes } = await derive(current as SettingsDocument)
       if (next === parsed.data) {
         store.seen = onDisk
         return undefined

@@ -11,7 +11,7 @@ import { asideState, removeName, sweepLeftovers } from './leftovers.ts'
 import { acquireLock, StandingRecord, type HeldLock, type LockStep } from './lock.ts'
 import { currentOwner, hostFacts, makeFolder, ownerToGive, type HostFacts, type LockOwner } from './owner.ts'
 import { placeNew, swapIn } from './replace.ts'
-import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, type FileVersion } from './version.ts'
+import { ABSENT, holdsVersion, readOnlyReason, readVersion, sameSignature, statVersion, versionOf, type FileVersion } from './version.ts'
 
 /**
  * The steps of a write, named for tests that edit the file or kill the writer
@@ -41,6 +41,24 @@ const SWEEP_EVERY_MS = 1000
  */
 export function pruneEvery(keep: number): number {
   return Math.max(1, Math.floor(keep / 5))
+}
+
+/**
+ * How many times `settleMs` an empty file must be old before a read takes it
+ * for the document (a shorter non-empty one needs `settleMs`), and how long a
+ * settled read waits at most.
+ */
+const EMPTY_SETTLE_FACTOR = 10
+
+/**
+ * Whether a young read `text` may be a save in place caught between its
+ * truncate and its last byte: shorter than the text last seen, or empty
+ * whatever was seen (a writer that just started, or last saw an empty
+ * document, knows no length to compare with; an empty file is the one state
+ * every in-place save passes through).
+ */
+function mayBeMidSave(text: string, known: string | undefined): boolean {
+  return text === '' || (known !== undefined && text.length < known.length)
 }
 
 /** Thrown inside a locked body when the document's symlink was retargeted: the body runs again at the new target. */
@@ -84,7 +102,10 @@ export class DocumentStore<T> {
   private readonly lockRecord = new StandingRecord(this.writer)
   /** Where the document path led at the last look. */
   private target: DocumentTarget
-  /** The version last read or written: reloads skip what is known, and reads shorter than it settle first. */
+  /**
+   * The version last read or written (a written one with the signature it was written with): reloads skip
+   * what is known, and young reads shorter than it, or empty, settle first.
+   */
   seen: FileVersion = ABSENT
   readonly late: LateWatch<T>
   private keptSincePrune = Number.POSITIVE_INFINITY
@@ -130,6 +151,9 @@ export class DocumentStore<T> {
       try {
         if (give) await handle.chown(give.uid, give.gid)
         if (text) await handle.writeFile(text)
+        // Known as written (when nothing was known, so nothing was published from another version):
+        // a write right after need not wait for the fresh, maybe empty, file to settle.
+        if (this.seen === ABSENT) this.seen = versionOf(await handle.stat({ bigint: true }), text)
       } finally {
         await handle.close()
       }
@@ -157,28 +181,34 @@ export class DocumentStore<T> {
   }
 
   /**
-   * Read the document, trusting a read that comes back empty, missing or
-   * shorter than the last one seen only once the file has settled: an editor
-   * that saves in place truncates first and writes after.
+   * Read the document, trusting a read that comes back missing or shorter
+   * than the last one seen, or empty (whatever was seen: a writer that just
+   * started knows nothing to compare with), only once the file has settled
+   * (an empty one, for ten times as long): an editor that saves in place
+   * truncates first and writes after, and may be stalled in between.
    * @param lockless - read as {@link readPresent} does: the caller does not hold the lock.
    */
   async readSettled(path: string, lockless = false): Promise<FileVersion> {
     const { settleMs } = this.options
-    const giveUp = Date.now() + settleMs * 10
+    const giveUp = Date.now() + settleMs * EMPTY_SETTLE_FACTOR
     let waitedForAbsent = false
     for (;;) {
       const version = lockless ? await this.readPresent(path) : await readVersion(path, this.readOptions)
       const known = this.seen.text
-      if (known === undefined || sameSignature(version, this.seen) || Date.now() >= giveUp) return version
+      if (sameSignature(version, this.seen) || Date.now() >= giveUp) return version
       if (version.text === undefined) {
-        if (waitedForAbsent) return version
+        if (known === undefined || waitedForAbsent) return version
         waitedForAbsent = true
         await sleep(settleMs)
         continue
       }
       const age = Date.now() - version.mtimeMs
-      if (version.text.length >= known.length || age >= settleMs) return version
-      await sleep(Math.max(1, settleMs - age))
+      // Emptied for good is rare and an editor stalled between its truncate and its bytes is not (a busy machine):
+      // an empty file must stay empty for the whole bound before it is taken.
+      const settled = version.text === '' ? settleMs * EMPTY_SETTLE_FACTOR : settleMs
+      if (age >= settled || !mayBeMidSave(version.text, known)) return version
+      // Looked at again at least every settleMs: a save that finishes meanwhile is taken at once.
+      await sleep(Math.max(1, Math.min(settled - age, settleMs, giveUp - Date.now())))
     }
   }
 
@@ -284,6 +314,8 @@ export class DocumentStore<T> {
   async replace(lock: HeldLock, target: string, read: FileVersion, text: string, base: T): Promise<ReplaceOutcome> {
     const created = read === ABSENT
     const temp = await writeTemp(target, text, created ? { writer: this.writer, ...ownerToGive(target) } : { mode: read.mode, uid: read.uid, gid: read.gid, writer: this.writer })
+    // What this write puts at the path, as written: looked at after the exchange, the path may already hold an editor's truncate of it.
+    const written = statVersion(temp)
     let placed = false
     let replaced: string | undefined
     try {
@@ -309,7 +341,7 @@ export class DocumentStore<T> {
     // Kept, and sealed, before the write answers.
     const kept = replaced === undefined ? undefined : await keepReplaced(replaced, this.options.history)
     await this.options.step('renamed')
-    this.seen = { ...statVersion(target), text }
+    this.seen = { ...written, text }
     if (kept) {
       this.prune(kept.entry)
       // The watch starts from the version read: a save landing between the last look and the exchange counts as late too.

@@ -35,3 +35,5 @@ export { kernelCallsAvailable } from './kernel.ts'
 /** Kept versions: the history folder, and keeping what a replace handed back. */
 export { DocumentHistory, type HistoryLimits } from './history.ts'
 export { keepReplaced, type KeptVersion } from './keep.ts'
+/** Rewrite a kept version's content in place, keeping its mode, owner and times (moving secrets out of history). */
+export { rewriteKept } from './history-rewrite.ts'

@@ -46,7 +46,8 @@ export function sameSignature(a: FileVersion, b: FileVersion): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs
 }
 
-function versionOf(info: BigIntStats, text: string | undefined): FileVersion {
+/** The version a file's `stat` (taken with `bigint`) describes, with `text` as its content. */
+export function versionOf(info: BigIntStats, text: string | undefined): FileVersion {
   return { text, ino: info.ino, size: info.size, mtimeNs: info.mtimeNs, mtimeMs: Number(info.mtimeMs), mode: Number(info.mode) & 0o7777, uid: Number(info.uid), gid: Number(info.gid) }
 }
 

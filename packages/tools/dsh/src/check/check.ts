@@ -44,6 +44,7 @@ import { LinePositions } from './line-positions.ts'
 import { documentScopes, sectionSubject, shapeProblems } from './shape.ts'
 import { PositionedText, type Locator, type Position } from './positions.ts'
 import { readChecked } from './read.ts'
+import { checkReferences, withoutExplained } from './references.ts'
 import { warningRule } from './warnings.ts'
 
 export { UsageError }
@@ -72,6 +73,8 @@ export type ProblemCode =
   | 'migration-failed'
   /** A value the plugin requires that neither the document nor the deployment gives: the plugin waits for setup. */
   | 'missing-value'
+  /** A reference (`!secret`, `!env`, `!file`) that does not resolve: a name the store lacks, an unset variable, an unreadable file. */
+  | 'unresolved-reference'
   /** A warning: a stored key the namespace's schema does not declare (kept, never read). */
   | 'undeclared-key'
   /** A warning: a section stored at an older version of its plugin's settings, which migrates when the plugin starts. */
@@ -372,8 +375,11 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
   }
   const { text, parsed } = read
   if (read.missing) result.notes.push(`the settings document ${documentFile} does not exist yet (the file provider writes it at its first write): checked as an empty document, each problem at line 1, column 1`)
-  const data = parsed.data
   const positions = lazyLocator(text, parsed)
+  // The plugins judge values, as a host's provider hands them over: each reference resolved first.
+  const subject = (ns: string, scope: string | undefined, path: readonly string[]) => `${sectionSubject(ns, scope)} ${formatPath(path)}`
+  const references = await checkReferences(text, parsed.data, documentFile, deployment, env, { documentPath, locate: (path) => positions.locate(path), subject })
+  const data = references.data
   result.judged = true
 
   const judged = await runAndJudge(deployment, data, Date.now() + (options.startTimeoutMs ?? 10_000))
@@ -402,8 +408,9 @@ export async function checkSettings(options: CheckOptions): Promise<CheckResult>
 
   const byPosition = (a: Problem, b: Problem) => a.line - b.line || a.column - b.column
   ownProblems.sort(byPosition)
+  for (const found of references.problems) documentProblems.push(inDocument(found.position, 'unresolved-reference', found.subject, found.rule))
   documentProblems.sort(byPosition)
-  result.problems = [...ownProblems, ...documentProblems]
+  result.problems = [...ownProblems, ...withoutExplained(documentProblems, references.explained)]
   result.warnings.sort(byPosition)
   return result
 }

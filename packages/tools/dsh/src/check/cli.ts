@@ -19,6 +19,11 @@ copy of the document, and dsh-remote and dsh-settings-controller are left out.
                   under its home, $DSH_HOME or ~/.dsh; not written yet, it is
                   checked as an empty document, each problem at line 1)
 
+References (!secret, !env, !file) are resolved first, as the file provider
+resolves them (variables from this process's environment, !secret in the
+store the deployment's secrets: names); one that does not resolve is a
+problem at its tag [unresolved-reference], naming it and never a value.
+
 Each problem is one line, <file>:<line>:<column>: <what>: <rule> [<code>];
 each warning (a key the plugin does not use, a section that would migrate)
 is one line, <file>:<line>:<column>: warning: <what>: <rule> [<code>]; then

@@ -9,6 +9,7 @@
  * what a load says, in time linear in the document.
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, parseYaml, type Document } from 'dsh-settings-file/codec'
+import { REFERENCE_TAGS } from 'dsh-settings-secrets'
 
 /** A node of yaml's tree, as far as positions go: its `[start, valueEnd, nodeEnd]` offsets. */
 interface YamlNode {
@@ -97,7 +98,8 @@ export class PositionedText implements Locator {
 
   /** Parse `text` as the provider does; check `errors` before trusting positions. */
   static parse(text: string): PositionedText {
-    const { doc, problems } = parseYaml(text)
+    // References (`!secret name`) read as the provider reads them, not as unknown tags.
+    const { doc, problems } = parseYaml(text, Object.values(REFERENCE_TAGS))
     return new PositionedText(doc, text, problems)
   }
 

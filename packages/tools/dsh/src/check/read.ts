@@ -8,6 +8,7 @@
 import { extname } from 'node:path'
 import { DEFAULT_MAX_DOCUMENT_BYTES, DocumentError, DocumentNotAMapError, parseSettings, type ParsedDocument } from 'dsh-settings-file/codec'
 import { FileTooLargeError, NotAFileError, readDocumentText } from 'dsh-settings-file/store'
+import { REFERENCE_TAGS } from 'dsh-settings-secrets'
 import { UsageError, type Deployment, type FileProviderConfig } from './deployment.ts'
 import { PositionedText, type Position } from './positions.ts'
 
@@ -47,7 +48,8 @@ export async function readChecked(file: string, deployment: Deployment, missingI
   const format = extname(file).toLowerCase() === '.json' ? 'json' : 'yaml'
   const source = text ?? (format === 'json' ? '{}' : '')
   try {
-    return { text: source, parsed: parseSettings(source, format, file, cap), missing: text === undefined }
+    // References (`!secret name`) read as the codec's tagged scalars: check.ts resolves them, as the provider does.
+    return { text: source, parsed: parseSettings(source, format, file, cap, { tags: Object.values(REFERENCE_TAGS) }), missing: text === undefined }
   } catch (error) {
     if (!(error instanceof DocumentError)) throw error
     return { problems: refusalProblems(error, source, format) }

@@ -210,6 +210,8 @@ export const SETTINGS_USAGE = `usage: dsh settings <command> [arguments]
   history                              list the kept versions
   diff <version>                       what changed since a kept version
   restore <version> [<namespace>]      write a kept version back
+  secrets move                         move the document's inline secrets into its
+                                       secret store (prints how many, never which)
 
 get, set, unset, reset, history, diff and restore go through a running host
 of the deployment when one answers (its plugins see the change at once),

@@ -12,15 +12,39 @@ export const SECRET_SET = '(set)'
 /** What stands for a secret that holds no value, in text. */
 export const SECRET_NOT_SET = '(not set)'
 
-/** What stands for a secret in JSON: an object no string can be mistaken for. */
+/**
+ * What stands for a secret in JSON: an object no string can be mistaken for.
+ * A secret a reference holds says where its value comes from (`store`, `env`,
+ * `file`) and the reference's name (the store's name, the variable, the path).
+ */
 export interface SecretMark {
   secret: true
   set: boolean
+  source?: 'store' | 'env' | 'file'
+  reference?: string
 }
 
-/** How a secret is shown: `(set)` / `(not set)` in text, a {@link SecretMark} in JSON. */
-export function secretMark(set: boolean, json: boolean): string | SecretMark {
-  if (json) return { secret: true, set }
+/** Where a set secret's value comes from, when a reference holds it. */
+export type SecretOrigin = Pick<SecretMark, 'source' | 'reference'>
+
+/** The tag each reference source is written with, for the text form. */
+const ORIGIN_TAGS = { store: '!secret', env: '!env', file: '!file' } as const
+
+/** The origin of a described secret slot, when a reference holds it (a secret written in the document has none). */
+export function originOf(slot: { source?: string; reference?: string }): SecretOrigin | undefined {
+  const { source, reference } = slot
+  return (source === 'store' || source === 'env' || source === 'file') && typeof reference === 'string' ? { source, reference } : undefined
+}
+
+/**
+ * How a secret is shown: `(set)` / `(not set)` in text (`(set: !env NAME)`
+ * when a reference holds it), a {@link SecretMark} in JSON.
+ */
+export function secretMark(set: boolean, json: boolean, origin?: SecretOrigin): string | SecretMark {
+  const held = set && origin?.source !== undefined ? origin : undefined
+  if (json) return held ? { secret: true, set, source: held.source, reference: held.reference! } : { secret: true, set }
+  // Quoted as dsh-settings-secrets' formatReference quotes a name, so it reads as one token.
+  if (held) return `(set: ${ORIGIN_TAGS[held.source!]} ${/^[\p{L}\p{N}_./:@+~-]+$/u.test(held.reference!) ? held.reference : JSON.stringify(held.reference)})`
   return set ? SECRET_SET : SECRET_NOT_SET
 }
 
@@ -35,11 +59,11 @@ export function withSecretMarks(view: SettingsNamespaceView, json = false): unkn
   for (const secret of view.secrets ?? []) {
     if (!secret.set && !json) continue
     if (!secret.path.length) {
-      value = secretMark(secret.set, json)
+      value = secretMark(secret.set, json, originOf(secret))
       continue
     }
     const parent = valueAt(value, secret.path.slice(0, -1))
-    if (parent !== null && typeof parent === 'object') (parent as Record<string, unknown>)[secret.path.at(-1)!] = secretMark(secret.set, json)
+    if (parent !== null && typeof parent === 'object') (parent as Record<string, unknown>)[secret.path.at(-1)!] = secretMark(secret.set, json, originOf(secret))
   }
   return value
 }

@@ -9,7 +9,7 @@ import type { SettingsNamespaceView } from 'dsh-settings-controller'
 import { EXIT, type CliIo } from '../io.ts'
 import type { SettingsAccess } from './access.ts'
 import { parseAddress } from './address.ts'
-import { sectionName, secretMark, showValue, withSecretMarks } from './format.ts'
+import { originOf, sectionName, secretMark, showValue, withSecretMarks, type SecretOrigin } from './format.ts'
 import { viewOf } from './view.ts'
 
 /** One `get` as the command line asks it. */
@@ -26,10 +26,10 @@ export interface GetRequest {
  * the view's own slot (or the secret slot it lies inside), else the schema's
  * word that it is a secret (a secret the value does not reach holds none).
  */
-async function secretAt(view: SettingsNamespaceView, path: readonly string[]): Promise<{ set: boolean } | undefined> {
+async function secretAt(view: SettingsNamespaceView, path: readonly string[]): Promise<{ set: boolean; origin?: SecretOrigin } | undefined> {
   const slots = (view.secrets ?? []).filter((slot) => slot.path.length <= path.length && slot.path.every((key, index) => key === path[index]))
   const nearest = slots.sort((a, b) => b.path.length - a.path.length)[0]
-  if (nearest) return { set: nearest.set }
+  if (nearest) return { set: nearest.set, origin: originOf(nearest) }
   // A redacted value holds no secret: a place it reaches is no secret's, and the schema need not be read.
   if (valueAt(view.value, path) !== undefined) return undefined
   const { placeOf } = await import('./place.ts')
@@ -57,7 +57,7 @@ export async function runGet(access: SettingsAccess, request: GetRequest, io: Cl
   const revealed = request.reveal && access.reveal ? { value: valueAt(access.reveal(ns, request.scope), path) } : undefined
   const secret = await secretAt(view, path)
   let value: unknown
-  if (secret && (!revealed || revealed.value === undefined)) value = secretMark(secret.set && !revealed, request.json)
+  if (secret && (!revealed || revealed.value === undefined)) value = secretMark(secret.set && !revealed, request.json, secret.origin)
   else value = revealed ? revealed.value : valueAt(withSecretMarks(view, request.json), path)
   // `undefined` has no JSON: a script gets valid JSON or nothing, and exit 1.
   if (value === undefined) {

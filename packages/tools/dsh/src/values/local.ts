@@ -83,8 +83,19 @@ class LocalAccess implements SettingsAccess {
 
   /** The catalog and the stored document, read once. */
   private readOnce(): Promise<ReadState> {
-    this.read ??= Promise.all([this.catalogOnce(), readStoredDocument(this.plan, this.env, this.conditions)]).then(([catalog, document]) => (this.state = { catalog, document }))
+    this.read ??= Promise.all([this.catalogOnce(), this.storedOnce()]).then(([catalog, read]) => (this.state = { catalog, ...read }))
     return this.read
+  }
+
+  /**
+   * The stored document; the file provider's with its references resolved as
+   * the provider resolves them (another provider hands over resolved values).
+   */
+  private async storedOnce(): Promise<Omit<ReadState, 'catalog'>> {
+    const document = await readStoredDocument(this.plan, this.env, this.conditions)
+    if (this.documentPath === undefined) return { document }
+    const { resolveStored } = await import('../secrets/offline.ts')
+    return resolveStored(document, this.documentPath, this.plan.provider.config, this.env, this.note)
   }
 
   /** A session of the provider way, closed with this access. */

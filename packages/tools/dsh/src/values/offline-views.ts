@@ -14,11 +14,18 @@ import type { CatalogKind } from 'dsh-settings-controller/catalog'
 import type { CatalogState } from './catalog-state.ts'
 import { uncheckedLine } from './catalog-state.ts'
 import { baseOf, RAW_SCHEMA, schemaOfKind } from './revived.ts'
+import type { HeldReference } from '../secrets/references.ts'
+import { labelSources } from '../secrets/label.ts'
 
 /** What an offline read holds: the catalog (or why there is none) and the stored document. */
 export interface ReadState {
   catalog: CatalogState
+  /** The stored document, its references resolved. */
   document: SettingsDocument
+  /** The stored document with its references in JSON form (no value), when it holds any. */
+  stored?: SettingsDocument
+  /** The references the stored document holds. */
+  held?: HeldReference[]
 }
 
 /** A kind as `describeOffline` takes it. */
@@ -39,7 +46,8 @@ const toView = (descriptor: SettingsDescriptor): SettingsNamespaceView => ({ ...
 /** A namespace's values as stored (the scope's section over the global one), with no schema: `null` in its view says so. */
 function rawView(state: ReadState, ns: string, scope: string | undefined, redact: boolean): SettingsNamespaceView | undefined {
   try {
-    const descriptor = describeOffline({ ns, schema: RAW_SCHEMA, instances: [scope === undefined ? {} : { scope }] }, state.document, { redactSecrets: redact, ...(scope === undefined ? {} : { scope }) })
+    // With no schema nothing tells a secret: a reference shows as itself, never as the value it stands for.
+    const descriptor = describeOffline({ ns, schema: RAW_SCHEMA, instances: [scope === undefined ? {} : { scope }] }, state.stored ?? state.document, { redactSecrets: redact, ...(scope === undefined ? {} : { scope }) })
     return { ...toView(descriptor), schema: null }
   } catch {
     // Not a namespace (a malformed key of the document): nothing a command can address.
@@ -77,7 +85,7 @@ export function offlineViews(state: ReadState, scope: string | undefined, namesp
     let view: SettingsNamespaceView | undefined
     if (kind) {
       try {
-        view = toView(describeOffline(offlineKind(kind), state.document, { redactSecrets: true, ...(scope === undefined ? {} : { scope }) }))
+        view = labelSources(toView(describeOffline(offlineKind(kind), state.document, { redactSecrets: true, ...(scope === undefined ? {} : { scope }) })), state.held ?? [])
       } catch {
         view = undefined
       }

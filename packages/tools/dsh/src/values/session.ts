@@ -26,6 +26,8 @@ import { UnavailableError } from './unavailable.ts'
 export interface Session {
   /** The controller over the session's provider (its writes recorded with origin `command`). */
   controller: SettingsController
+  /** The deployment's provider as this session started it (for what only a provider does, such as moving secrets). */
+  provider: SettingsProvider
   /** The document as the provider loaded it (and as committed since). Never change it. */
   document(): SettingsDocument
   /** Register `kind` (or a raw kind for `ns`) with every recorded instance; resolves once each registered or failed. */
@@ -119,6 +121,7 @@ export async function startSession(plan: ValuePlan, conditions: readonly string[
   await controllerFiber.await()
   return {
     controller: root.get('settingsController') as SettingsController,
+    provider,
     document: () => provider.committed,
     register: (kind) => registerKind(root, kind, fibers),
     close,

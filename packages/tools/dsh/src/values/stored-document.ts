@@ -30,10 +30,11 @@ async function readFileDocument(plan: ValuePlan, path: string): Promise<Settings
   if (extension !== '.yaml' && extension !== '.yml' && extension !== '.json') throw new UnavailableError(`the settings provider dsh-settings-file did not start: settings document ${path}: extension "${extname(path)}" is not supported (use .yaml, .yml or .json)`)
   const quick = readPlainData(path, maxBytes)
   if (quick) return quick as SettingsDocument
-  const [{ parseSettings }, { readDocumentText }] = await Promise.all([import('dsh-settings-file/codec'), import('dsh-settings-file/fast-read')])
+  const [{ parseSettings }, { readDocumentText }, { REFERENCE_TAGS }] = await Promise.all([import('dsh-settings-file/codec'), import('dsh-settings-file/fast-read'), import('dsh-settings-secrets')])
   try {
     const text = await readDocumentText(path, { maxBytes })
-    return text === undefined ? {} : (parseSettings(text, extension === '.json' ? 'json' : 'yaml', path, maxBytes).data as SettingsDocument)
+    // References (`!secret name`) read as the codec's tagged scalars, which the command resolves as the provider does.
+    return text === undefined ? {} : (parseSettings(text, extension === '.json' ? 'json' : 'yaml', path, maxBytes, { tags: Object.values(REFERENCE_TAGS) }).data as SettingsDocument)
   } catch (error) {
     // The provider's refusals name the file and a position, never the content.
     throw new UnavailableError(`the settings provider dsh-settings-file did not start: ${(error as Error)?.message ?? String(error)}`)
