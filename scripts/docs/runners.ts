@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { parse } from 'yaml'
 import { planDeployment } from 'dsh-loader'
 import { dataEqual } from 'dsh-settings/equal'
+import { REFERENCE_TAGS } from 'dsh-settings-secrets'
 import type { TempDirs } from '../lib/temp-dirs.ts'
 import type { DocBlock } from './blocks.ts'
 import { runShell } from './processes.ts'
@@ -108,7 +109,14 @@ async function checkPage(host: Host): Promise<void> {
 /** Whether the site's settings document holds what a document block shows. */
 function documentIs(site: Site, block: DocBlock): boolean {
   const path = join(site.home, 'settings.yaml')
-  return existsSync(path) && dataEqual(parse(readFileSync(path, 'utf8')) ?? {}, parse(block.body) ?? {})
+  return existsSync(path) && dataEqual(parseReferences(readFileSync(path, 'utf8')) ?? {}, parseReferences(block.body) ?? {})
+}
+
+/** A reference reads as what it is (`{ $secret: name }`), so a block showing `!secret a` matches only that reference. */
+const REFERENCES = Object.entries(REFERENCE_TAGS).map(([kind, tag]) => ({ tag, resolve: (name: string) => ({ [`$${kind}`]: name }) }))
+
+function parseReferences(text: string): unknown {
+  return parse(text, { customTags: REFERENCES })
 }
 
 /** Start `site`'s deployment, check it, and stop it: it must exit 0. */

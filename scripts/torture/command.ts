@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { removeTemp, tempDir } from './harness.ts'
 import { readRecord, runCommand, SecretBook, startHost, startRecorder, type CommandRun, type HostProcess, type Recorder } from './command-probes.ts'
 import type { Row } from './report.ts'
-import { parseSettingsText } from './yaml.ts'
+import { parseDocument, parseSettingsText } from './yaml.ts'
 
 const DEPLOYMENT = fileURLToPath(new URL('./deployments/cordis.yml', import.meta.url))
 const SECOND = fileURLToPath(new URL('./deployments/second.cordis.yml', import.meta.url))
@@ -105,14 +105,20 @@ async function command(tally: Tally, home: string, expect: Expect, what: 'get' |
     const secret = tally.secret()
     run = await runCommand(home, ['settings', 'set', 'web-search.apiKey', ...d], secret)
     // Taken as given: not an alias, a tag, an anchor's null, nor cut at a comment.
-    const stored = parseSettingsText(readFileSync(join(home, ...(deployment === SECOND ? ['second'] : []), 'settings.yaml'), 'utf8'))
-    if (run.code === 0 && stored?.['web-search']?.apiKey !== secret) {
+    if (run.code === 0 && storedSecret(join(home, ...(deployment === SECOND ? ['second'] : []))) !== secret) {
       tally.bad['secrets not stored as given']++
       tally.note(`${expect.kind}: the secret stored is not the one given`)
     }
   } else if (what === 'set') run = await runCommand(home, ['settings', 'set', 'web-search.limit', String(1 + (tally.searched.commands % 50)), ...d])
   else run = await runCommand(home, ['settings', 'get', 'web-search.limit', ...d])
   judge(tally, run, expect, what !== 'get')
+}
+
+/** The secret the deployment in `folder` stores at `web-search.apiKey`: in the document, or in `secrets.yaml` under the `!secret` name the document holds. */
+function storedSecret(folder: string): unknown {
+  const node = parseDocument(readFileSync(join(folder, 'settings.yaml'), 'utf8')).getIn(['web-search', 'apiKey'], true) as { tag?: string; value?: unknown } | undefined
+  if (node?.tag !== '!secret') return node?.value
+  return parseSettingsText(readFileSync(join(folder, 'secrets.yaml'), 'utf8'))?.[String(node.value)]
 }
 
 /** Search what a listener received, and count what must never reach one. */

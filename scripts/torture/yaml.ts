@@ -7,7 +7,7 @@ import { parseDocument as parseYaml } from 'yaml'
 /** A parsed YAML document, edited in place like an editor would (comments and order kept). */
 export interface YamlDocument {
   errors: unknown[]
-  getIn(path: readonly unknown[]): unknown
+  getIn(path: readonly unknown[], keepScalar?: boolean): unknown
   setIn(path: readonly unknown[], value: unknown): void
   toJS(): unknown
   toString(): string

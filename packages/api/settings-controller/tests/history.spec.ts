@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import FileSettingsProvider from 'dsh-settings-file'
@@ -73,7 +73,10 @@ describe('history on the wire', () => {
 
     const restored = await controller.restore(oldest.id)
     expect(restored).toEqual({ restored: [{ ns: 'search' }], skipped: [] })
-    expect(await readFile(path, 'utf8')).toContain('apiKey: tok-first')
+    // The restored secret is a value this write sets: it goes to secrets.yaml, the document holds the reference.
+    expect(await readFile(path, 'utf8')).toContain('apiKey: !secret search.apiKey')
+    expect(await readFile(path, 'utf8')).not.toMatch(/tok-/)
+    expect(await readFile(join(dirname(path), 'secrets.yaml'), 'utf8')).toBe('search.apiKey: tok-first\n')
     expect(controller.describe().namespaces.find((view) => view.ns === 'search')?.value).toMatchObject({ limit: 5, engine: 'bing' })
     // The restore is a write like any other: the version it replaced is kept, and can be restored in turn.
     const after = (await controller.history()).versions

@@ -174,15 +174,18 @@ describe('writes go to the store', () => {
     expect(await readFile(join(fx.dir, 'secrets.yaml'), 'utf8')).not.toContain(KEY)
   })
 
-  it('moves an inline secret to the store at its next write', async () => {
+  it('leaves an inline secret byte for byte when a write changes another field, and moves it at its own next write', async () => {
     const file = join(fx.dir, 'settings.yaml')
     await writeFile(file, `web-search:\n  apiKey: ${KEY}\n`)
     fx.harness = await bootFile({ path: file, watch: false })
     const scope = await register(fx.harness)
     expect(scope.get()).toMatchObject({ apiKey: KEY })
     await scope.update({ engine: 'google' })
+    expect(await readFile(file, 'utf8')).toBe(`web-search:\n  apiKey: ${KEY}\n  engine: google\n`)
+    await scope.update({ apiKey: `${KEY}-2` })
     expect(await readFile(file, 'utf8')).toBe('web-search:\n  apiKey: !secret web-search.apiKey\n  engine: google\n')
-    expect(await readFile(join(fx.dir, 'secrets.yaml'), 'utf8')).toContain(KEY)
+    expect(await readFile(join(fx.dir, 'secrets.yaml'), 'utf8')).toContain(`${KEY}-2`)
+    expect(scope.get()).toMatchObject({ apiKey: `${KEY}-2`, engine: 'google' })
   })
 
   it('writes a { "$secret": … } object in a JSON document', async () => {

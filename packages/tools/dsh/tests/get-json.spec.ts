@@ -21,7 +21,7 @@ const run = (dir: string, deployment: string, input: string | undefined, command
 /** The JSON a `--json` command printed (it must parse). */
 const json = (ran: Ran) => JSON.parse(ran.out.join('\n'))
 
-/** `moved`: web-search's secrets were moved into the secret store by a write to the section (issue 37), so their marks say so. */
+/** `moved`: web-search's apiKey was set through the command, so the secret store holds it (issue 37) and its marks say so. */
 async function secretMarks(dir: string, moved = false): Promise<void> {
   const get = (...args: string[]) => run(dir, EXAMPLE, undefined, 'get', ...args)
   const held = (name: string) => (moved ? { source: 'store', reference: name } : {})
@@ -54,6 +54,7 @@ describe('dsh settings get marks secrets so a script can tell them from strings'
     const dir = hosts.home('dsh-get-json-host-', `${FIXTURES}/clean.yaml`)
     await hosts.start(dir, EXAMPLE)
     expect((await run(dir, EXAMPLE, undefined, 'set', 'web-search.limit', '11')).out[0]).toContain('via the running host')
+    expect((await run(dir, EXAMPLE, `${SECRET}-2\n`, 'set', 'web-search.apiKey')).out[0]).toContain('via the running host')
     await secretMarks(dir, true)
   })
 })

@@ -10,9 +10,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { dshProcess, holdsSlice, plant, useListeners, type Listener } from './attack.ts'
+import { storedSettings } from './stored.ts'
 import { useHosts, WORKSPACE } from './hosts.ts'
 
 const FIXTURES = 'packages/tools/dsh/tests/fixtures'
@@ -35,7 +35,6 @@ async function hostOn(): Promise<{ dir: string; token: string; record: { url: st
 /** The lines a command said about host records (other notes, such as unchecked values, are another part's). */
 const recordNotes = (err: string[]) => err.filter((line) => line.includes('host record'))
 
-const stored = (file: string) => parse(readFileSync(file, 'utf8')) as Record<string, any>
 
 /** The listener never saw an `Authorization` header nor any part of the token. */
 function expectNothingOfTheToken(listener: Listener, token: string): void {
@@ -71,7 +70,7 @@ describe('a host that cannot prove itself gets nothing', () => {
     const set = await dshProcess(dir, ['settings', 'set', 'web-search.limit', '33', '-d', DEPLOYMENT])
     expect(set.code).toBe(0)
     expect(set.out[0]).toContain('via the provider')
-    expect(stored(join(dir, 'settings.yaml'))['web-search'].limit).toBe(33)
+    expect(storedSettings(dir)['web-search'].limit).toBe(33)
     expect(listener.requests.map((request) => `${request.method} ${request.url}`)).toEqual(['POST /remote/hello'])
     expectNothingOfTheToken(listener, token)
   })
@@ -100,8 +99,8 @@ describe('a host of another deployment in the same folder and home', () => {
     expect(set.code).toBe(0)
     expect(set.out[0]).toContain(`via the provider, ${join(dir, 'second', 'settings.yaml')}`)
     expect(recordNotes(set.err)).toEqual([`note: not using the host record ${join(dir, 'remote-host.json')}: its host serves another deployment, ${JSON.stringify(REAL)}`])
-    expect(stored(join(dir, 'second', 'settings.yaml'))['web-search'].limit).toBe(33)
-    expect(stored(join(dir, 'settings.yaml'))['web-search'].limit).toBe(25)
+    expect(storedSettings(join(dir, 'second'))['web-search'].limit).toBe(33)
+    expect(storedSettings(dir)['web-search'].limit).toBe(25)
     // The host's record stays: its host is alive and serves its own deployment.
     expect(existsSync(join(dir, 'remote-host.json'))).toBe(true)
   })

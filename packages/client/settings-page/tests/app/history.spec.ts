@@ -18,6 +18,7 @@ import { drainMicrotasks } from 'dsh-testing'
 import { HISTORY_PAGE, sectionName, whoMadeIt, type HistoryState } from '../../src/app/history.ts'
 import { SettingsSession, type SessionState } from '../../src/app/session.ts'
 import { serviceOf } from '../e2e/harness/deployment.ts'
+import { expectNotKept, expectSecretInStore, readSecretStore } from '../e2e/harness/stored-secrets.ts'
 import { FakeRemote } from './fake-remote.ts'
 import { until } from './stack.ts'
 
@@ -51,17 +52,18 @@ afterEach(async () => {
 
 /**
  * Boot the file provider (history on, no watcher: every write goes through
- * the seam) on a temp document, the controller, `demo` globally and in
- * `preset/coder`, and a started session.
+ * the seam; secrets written go to `secrets` — `secrets.yaml` by default) on a
+ * temp document, the controller, `demo` globally and in `preset/coder`, and a
+ * started session.
  */
-async function boot(document = `demo:\n  limit: 5\n  apiKey: ${OLD_SECRET}\n`): Promise<Booted> {
+async function boot(document = `demo:\n  limit: 5\n  apiKey: ${OLD_SECRET}\n`, secrets: 'file' | 'inline' = 'file'): Promise<Booted> {
   const home = await realpath(await mkdtemp(join(tmpdir(), 'dsh-page-history-')))
   disposers.push(() => rm(home, { recursive: true, force: true }))
   const file = join(home, 'settings.yaml')
   await writeFile(file, document, { mode: 0o600 })
   const root = new Context()
   root.logger.exporter({ export: () => {} })
-  const providerFiber = root.plugin(FileSettingsProvider, { path: file, watch: false, editorSchema: false })
+  const providerFiber = root.plugin(FileSettingsProvider, { path: file, watch: false, editorSchema: false, secrets })
   await providerFiber
   disposers.push(() => providerFiber.dispose())
   const settings = await serviceOf(root, 'settings')
@@ -90,9 +92,14 @@ async function boot(document = `demo:\n  limit: 5\n  apiKey: ${OLD_SECRET}\n`): 
 
 const demo = (session: SettingsSession) => session.state.sections.find((section) => section.form.ns === 'demo')!
 
-/** A document with three kept versions: the first (unknown author), the plugin's, and the page's own. */
-async function withVersions(): Promise<Booted> {
-  const booted = await boot()
+/**
+ * A document with three kept versions: the first (unknown author, its secret
+ * inline as a hand-written document may hold it), the plugin's, and the
+ * wire's own, whose new secret went to the secret store (`secrets` `file`) or
+ * stayed in the document (`inline`).
+ */
+async function withVersions(secrets: 'file' | 'inline' = 'file'): Promise<Booted> {
+  const booted = await boot(undefined, secrets)
   await booted.plugin.update({ engine: 'google' }) // keeps the first text: written before any record, so unknown
   await booted.settings.update('demo', { limit: 7 }, undefined, undefined, 'wire') // keeps the plugin's version
   await booted.settings.update('demo', { apiKey: NEW_SECRET }, undefined, undefined, 'wire') // keeps the wire's version
@@ -231,7 +238,7 @@ describe('the difference of a version', () => {
 })
 
 describe('restoring', () => {
-  it('restores a whole version, announces it, and lists the restore as a version of its own', async () => {
+  it('restores a whole version, announces it, and lists the restore as a version of its own; the version’s secret goes to the store', async () => {
     const booted = await withVersions()
     const state = await shown(booted)
     const oldest = state.versions.at(-1)!
@@ -241,8 +248,13 @@ describe('restoring', () => {
     expect(booted.session.state.notice).toBe('Restored demo from the selected version.')
     const text = await readFile(booted.file, 'utf8')
     expect(text).toContain('limit: 5')
-    expect(text).toContain(`apiKey: ${OLD_SECRET}`)
     expect(text).not.toContain('google')
+    // The oldest version held its secret inline; restoring it writes that secret, which goes to the store like any other.
+    expect(text).toContain('apiKey: !secret demo.apiKey')
+    await expectSecretInStore(booted.file, { ns: 'demo', path: ['apiKey'] }, OLD_SECRET)
+    expect(booted.settings.get('demo')).toMatchObject({ engine: 'bing', limit: 5, apiKey: OLD_SECRET })
+    // The secret the wire wrote went to the store: no kept version holds it, the one the restore replaced included.
+    await expectNotKept(booted.file, [NEW_SECRET])
     const after = booted.session.history.state
     expect(after.restoring).toBe(false)
     expect(after.error).toBeUndefined()
@@ -251,7 +263,48 @@ describe('restoring', () => {
     // The selected version now matches the document.
     expect(after.selected).toBe(oldest.id)
     expect(after.diff).toMatchObject({ status: 'ready', sections: [] })
-    expect(JSON.stringify(after)).not.toContain(OLD_SECRET)
+    expect(JSON.stringify([after, booted.session.state])).not.toContain(OLD_SECRET)
+  })
+
+  it('restores an inline secret into the document when the provider keeps secrets inline', async () => {
+    const booted = await withVersions('inline')
+    const state = await shown(booted)
+    expect(state.versions.map((version) => whoMadeIt(version.by))).toEqual(['this host (wire)', 'this host (plugin)', 'unknown (no record left)'])
+    const oldest = state.versions.at(-1)!
+    await booted.session.history.select(oldest.id)
+    await booted.session.history.restoreVersion()
+    expect(booted.session.state.notice).toBe('Restored demo from the selected version.')
+    expect(await readFile(booted.file, 'utf8')).toBe(`demo:\n  limit: 5\n  apiKey: ${OLD_SECRET}\n`)
+    expect((await readSecretStore(booted.file)).exists).toBe(false)
+    expect(booted.settings.get('demo')).toMatchObject({ engine: 'bing', limit: 5, apiKey: OLD_SECRET })
+    const after = booted.session.history.state
+    expect(after.versions).toHaveLength(4)
+    expect(after.diff).toMatchObject({ status: 'ready', sections: [] })
+    expect(JSON.stringify([after, booted.session.state])).not.toContain(OLD_SECRET)
+  })
+
+  it('keeps no version for a change of a secret the store holds, and a restored reference reads the store’s current value', async () => {
+    const booted = await boot(`demo:\n  limit: 5\n`)
+    await booted.settings.update('demo', { apiKey: OLD_SECRET }, undefined, undefined, 'wire') // keeps the first text; the document gets the reference
+    await booted.settings.update('demo', { limit: 7 }, undefined, undefined, 'wire') // keeps the version holding the reference and limit 5
+    const before = await readFile(booted.file, 'utf8')
+    await booted.settings.update('demo', { apiKey: NEW_SECRET }, undefined, undefined, 'wire') // secrets.yaml alone
+    expect(await readFile(booted.file, 'utf8')).toBe(before)
+    await expectSecretInStore(booted.file, { ns: 'demo', path: ['apiKey'] }, NEW_SECRET)
+    await expectNotKept(booted.file, [OLD_SECRET, NEW_SECRET])
+    await booted.session.refresh()
+    const state = await shown(booted)
+    expect(state.versions.map((version) => whoMadeIt(version.by))).toEqual(['this host (wire)', 'unknown (no record left)'])
+    // The kept reference reads as the store's value now, so only the limit differs.
+    await booted.session.history.select(state.versions[0]!.id)
+    expect(booted.session.history.state.diff?.sections).toEqual([{ ns: 'demo', fields: [{ path: ['limit'], change: 'changed', before: 5, after: 7 }] }])
+    await booted.session.history.restoreVersion()
+    expect(booted.session.state.notice).toBe('Restored demo from the selected version.')
+    expect(await readFile(booted.file, 'utf8')).toBe(before.replace('limit: 7', 'limit: 5'))
+    await expectSecretInStore(booted.file, { ns: 'demo', path: ['apiKey'] }, NEW_SECRET)
+    expect(booted.settings.get('demo')).toMatchObject({ limit: 5, apiKey: NEW_SECRET })
+    await expectNotKept(booted.file, [OLD_SECRET, NEW_SECRET])
+    expect(JSON.stringify([booted.session.history.state, booted.session.state])).not.toMatch(/NEVER-IN-STATE/)
   })
 
   it('restores one section with the revision of the form the page holds', async () => {

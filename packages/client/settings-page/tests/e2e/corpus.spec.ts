@@ -18,6 +18,7 @@ import { someEdit } from '../model/corpus-edits.ts'
 import { artifactPath, describeBrowser, launchBrowser, runAxe, saveScreenshot } from './harness/browser.ts'
 import { useDeploymentSession } from './harness/browser-session.ts'
 import { serviceOf, startDeployment, type Deployment } from './harness/deployment.ts'
+import { expectNotKept, expectSecretInStore } from './harness/stored-secrets.ts'
 
 const entries = corpusEntries()
 const en = messagesOf('en-US')
@@ -194,9 +195,12 @@ describeBrowser('the page over the corpus of published Configs, in two languages
     await expect.poll(() => starts.length, { timeout: 10_000 }).toBe(1)
     expect(starts[0]).toEqual({ token: TYPED_TOKEN, greeting: 'hello' })
     await region.getByText(en.secretSet(en.layer.global)).waitFor()
+    await region.getByText(en.secretInStore).waitFor()
     await expect.poll(() => region.getByText(en.needsSetupBadge).count()).toBe(0)
     expect(await page.content()).not.toContain(TYPED_TOKEN)
-    expect(await deployment.readFile()).toContain(TYPED_TOKEN)
+    // Stored in secrets.yaml; the document holds the reference, never the token.
+    await expectSecretInStore(deployment.file, { ns: 'chat-bot', path: ['token'] }, TYPED_TOKEN)
+    await expectNotKept(deployment.file, [TYPED_TOKEN])
   }, 60_000)
 })
 

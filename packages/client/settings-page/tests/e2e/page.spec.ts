@@ -11,7 +11,8 @@ import type { Locator, Page } from 'playwright-core'
 import Schema from 'schemastery'
 import { expect, it } from 'vitest'
 import { describeBrowser, pageSecretsScan, recordTraffic, readStorage, runAxe, saveScreenshot } from './harness/browser.ts'
-import { startDeployment, type Deployment } from './harness/deployment.ts'
+import { serviceOf, startDeployment, type Deployment } from './harness/deployment.ts'
+import { expectNotKept, expectSecretInStore, readSecretStore } from './harness/stored-secrets.ts'
 import { useBrowserSession } from './harness/browser-session.ts'
 import { ASSISTANT, SEARCH } from './harness/schemas.ts'
 
@@ -73,9 +74,9 @@ describeBrowser('the settings page in chromium', (executablePath) => {
   })
   const newPage = () => session.newPage()
 
-  /** Boot the deployment and open the page on it, waiting until the forms and the event stream are up. */
-  async function open(document = DOCUMENT, opener: string[] | false = false): Promise<{ deployment: Deployment; page: Page }> {
-    deployment = await startDeployment({ assets: session.assets.dir, document, opener, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
+  /** Boot the deployment (secrets written to `secrets`, `secrets.yaml` by default) and open the page on it, waiting until the forms and the event stream are up. */
+  async function open(document = DOCUMENT, opener: string[] | false = false, secrets: 'file' | 'inline' = 'file'): Promise<{ deployment: Deployment; page: Page }> {
+    deployment = await startDeployment({ assets: session.assets.dir, document, opener, secrets, plugins: [registerSearch, registerAssistant], scoped: { 'preset/coder': [registerSearch] } })
     page = await newPage()
     await page.goto(deployment.pageUrl)
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor()
@@ -109,6 +110,8 @@ describeBrowser('the settings page in chromium', (executablePath) => {
     await eventually(async () => expect(await deployment.readFile()).toBe(DOCUMENT.replace('region: us  # keep', 'region: eu  # keep')))
     await page.getByText('Saved search.').waitFor()
     expect(await region.inputValue()).toBe('eu')
+    // The write left the inline secrets alone: nothing went to the secret store.
+    expect((await readSecretStore(deployment.file)).exists).toBe(false)
   })
 
   it('checks what the schema states before sending, and shows the refusal at the field', async () => {
@@ -138,21 +141,45 @@ describeBrowser('the settings page in chromium', (executablePath) => {
     const traffic = recordTraffic(page)
     const key = group(section(page, 'search'), 'apiKey')
     expect(await key.getByText('Set, set in the settings file').isVisible()).toBe(true)
+    expect(await key.getByText('Kept in the secret store', { exact: false }).count()).toBe(0)
     await key.getByRole('button', { name: 'Replace apiKey' }).click()
     const fresh = 'sk-NEW-secret-0d93b2'
     await key.getByLabel('New value for apiKey').fill(fresh)
     await key.getByRole('button', { name: 'Save apiKey' }).click()
-    await eventually(async () => expect(await deployment.readFile()).toBe(DOCUMENT.replace(ORIGINAL_SECRET, fresh)))
+    // The new value goes to secrets.yaml; the document gets its reference in the old value's place, nothing else changes.
+    await eventually(async () => expect(await deployment.readFile()).toBe(DOCUMENT.replace(ORIGINAL_SECRET, '!secret search.apiKey')))
     await page.getByText('Saved search.').waitFor()
-    // Edit another field too, so responses after the secret write are in the record.
+    await expectSecretInStore(deployment.file, { ns: 'search', path: ['apiKey'] }, fresh)
+    expect((await readSecretStore(deployment.file)).values).toEqual({ 'search.apiKey': fresh })
+    expect(await serviceOf(deployment.root, 'settings').then((settings) => settings.get('search'))).toMatchObject({ apiKey: fresh, mirrors: [{ token: MIRROR_SECRET }] })
+    // The page now says where the value is kept.
+    await key.getByText('Kept in the secret store: a new value replaces the stored one.').waitFor()
+    // Edit another field too, so responses after the secret write are in the record; the unseen inline secret stays in place.
     const mirrorUrl = section(page, 'search').getByLabel('url', { exact: true })
     await mirrorUrl.fill('https://b.example')
     await mirrorUrl.press('Enter')
     await eventually(async () => expect(await deployment.readFile()).toContain(`url: https://b.example\n      token: ${MIRROR_SECRET}`))
+    await expectNotKept(deployment.file, [fresh])
     for (const secret of [fresh, ORIGINAL_SECRET, MIRROR_SECRET]) expect(await pageSecretsScan(page, secret, traffic)).toEqual([])
     expect(traffic.urls.some((url) => url.includes('/remote/settings/mutate'))).toBe(true)
     for (const line of deployment.logs()) expect(line).not.toContain(fresh)
     await saveScreenshot(page, 'secret-replaced')
+  })
+
+  it('replaces a secret in the document itself when the provider keeps secrets inline', async () => {
+    const { page, deployment } = await open(DOCUMENT, false, 'inline')
+    const traffic = recordTraffic(page)
+    const key = group(section(page, 'search'), 'apiKey')
+    await key.getByRole('button', { name: 'Replace apiKey' }).click()
+    const fresh = 'sk-NEW-inline-5e7f01'
+    await key.getByLabel('New value for apiKey').fill(fresh)
+    await key.getByRole('button', { name: 'Save apiKey' }).click()
+    await eventually(async () => expect(await deployment.readFile()).toBe(DOCUMENT.replace(ORIGINAL_SECRET, fresh)))
+    await page.getByText('Saved search.').waitFor()
+    expect((await readSecretStore(deployment.file)).exists).toBe(false)
+    expect(await key.getByText('Set, set in the settings file').isVisible()).toBe(true)
+    expect(await key.getByText('Kept in the secret store', { exact: false }).count()).toBe(0)
+    for (const secret of [fresh, ORIGINAL_SECRET, MIRROR_SECRET]) expect(await pageSecretsScan(page, secret, traffic)).toEqual([])
   })
 
   it('adds and removes list items that hold secrets, keeping the unseen secrets in place', async () => {
@@ -166,8 +193,21 @@ describeBrowser('the settings page in chromium', (executablePath) => {
     await eventually(async () => expect(await deployment.readFile()).toContain('url: https://c.example'))
     const text = await deployment.readFile()
     expect(text).toContain(`token: ${MIRROR_SECRET}`)
+    // A token typed into the new item goes to the store under the item's place; the first item's stays inline.
+    const typed = 'mirror-token-typed-3d0e'
+    await mirrors.getByRole('button', { name: 'Replace token' }).nth(1).click()
+    await mirrors.getByLabel('New value for token').fill(typed)
+    await mirrors.getByRole('button', { name: 'Save token' }).click()
+    await eventually(async () => expect(await deployment.readFile()).toContain('token: !secret search.mirrors.1.token'))
+    await expectSecretInStore(deployment.file, { ns: 'search', path: ['mirrors', '1', 'token'] }, typed)
+    expect(await deployment.readFile()).toContain(`url: https://a.example\n      token: ${MIRROR_SECRET}\n`)
+    const settings = await serviceOf(deployment.root, 'settings')
+    expect(settings.get('search')).toMatchObject({ mirrors: [{ token: MIRROR_SECRET }, { url: 'https://c.example', token: typed }] })
     await mirrors.getByRole('button', { name: 'Remove mirrors item 2' }).click()
     await eventually(async () => expect(await deployment.readFile()).toBe(DOCUMENT))
+    // The removed item's secret leaves the store with it.
+    expect((await readSecretStore(deployment.file)).values).toEqual({})
+    await expectNotKept(deployment.file, [typed])
   })
 
   it('shows what a named scope inherits, and resets one field to it', async () => {

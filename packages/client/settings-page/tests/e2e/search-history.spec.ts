@@ -10,7 +10,8 @@ import { eventually } from 'dsh-testing'
 import type { Locator, Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { describeBrowser, pageSecretsScan, readStorage, recordTraffic, runAxe, saveScreenshot, type TrafficRecord } from './harness/browser.ts'
-import { startDeployment, type Deployment } from './harness/deployment.ts'
+import { serviceOf, startDeployment, type Deployment } from './harness/deployment.ts'
+import { expectSecretInStore } from './harness/stored-secrets.ts'
 import { useBrowserSession } from './harness/browser-session.ts'
 import { ASSISTANT, SEARCH } from './harness/schemas.ts'
 
@@ -216,11 +217,15 @@ describeBrowser('search and history in chromium', (executablePath) => {
     await history.getByRole('button', { name: 'Restore this version' }).click()
     await eventually(async () => expect(await versions.count()).toBe(4))
     await history.getByText('This version matches the current settings.').waitFor()
+    // The version held its secret inline; the restore writes it like any new secret: to secrets.yaml, the reference in the document.
     const text = await deployment.readFile()
-    expect(text).toContain(`apiKey: ${ORIGINAL_SECRET}`)
+    expect(text).toContain('apiKey: !secret search.apiKey')
     expect(text).not.toContain(HAND_SECRET)
+    await expectSecretInStore(deployment.file, { ns: 'search', path: ['apiKey'] }, ORIGINAL_SECRET)
+    expect((await serviceOf(deployment.root, 'settings')).get('search')).toMatchObject({ apiKey: ORIGINAL_SECRET, limit: 10 })
     const restored = (await deployment.remote.settings.describe()).namespaces.find((view) => view.ns === 'search')!
     expect(restored.value).toMatchObject({ engine: 'bing', limit: 10, filters: { region: 'us' } })
+    expect(restored.secrets).toContainEqual(expect.objectContaining({ path: ['apiKey'], set: true, source: 'store', reference: 'search.apiKey' }))
     expect(await versions.nth(0).textContent()).toContain('by this host (wire)')
     expect(await versions.nth(1).getAttribute('aria-pressed')).toBe('false')
     expect(await runAxe(page)).toEqual([])

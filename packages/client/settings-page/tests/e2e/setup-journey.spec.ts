@@ -7,13 +7,13 @@
  * of its root in turn (one fresh deployment per form), gives every field
  * marked required a value through the page's controls (a unique planted
  * value in each secret), and presses the section's save button. The plugin
- * then starts with exactly what was given and the document on disk holds it;
+ * then starts with exactly what was given and the document on disk holds it
+ * (each secret in secrets.yaml, the document holding its `!secret` reference);
  * each planted secret is in no response the page received, no event-stream
  * frame, no DOM, field, storage or console line, and no log line.
  */
 import { randomBytes } from 'node:crypto'
 import type { Context } from 'cordis'
-import { parseYaml } from 'dsh-settings-file/codec'
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, expect, it } from 'vitest'
 import { fieldId } from '../../src/app/format.ts'
@@ -27,6 +27,7 @@ import { ASSISTANT } from './harness/schemas.ts'
 import { setupCases, type SetupCase } from './harness/setup-cases.ts'
 import { chooseForm, fillRequired, formCount } from './harness/setup-page.ts'
 import { fixedOf, leafPaths, sectionOf, tagsOf, type Typed } from './harness/setup-values.ts'
+import { expectSecretInStore, readSecretStore, readStoredDocument, resolveStored, storedSecretName } from './harness/stored-secrets.ts'
 
 const cases = await setupCases()
 const LOCALES: readonly PageLocale[] = ['zh-CN', 'en-US']
@@ -52,11 +53,16 @@ async function rootField(deployment: Deployment, ns: string): Promise<Field> {
   return buildForm(settings.describe({ ns, redactSecrets: true })[0]! as never).root
 }
 
-/** The document's section for `ns`, parsed from the file on disk. */
-async function storedSection(deployment: Deployment, ns: string): Promise<{ text: string; section: Record<string, unknown> | undefined }> {
-  const text = await deployment.readFile()
-  const data = parseYaml(text).doc.toJS() as Record<string, Record<string, unknown>> | null
-  return { text, section: data?.[ns] }
+/**
+ * The document's section for `ns` as the file on disk holds it (`raw`: each
+ * reference a `{ tag, text }`), and `resolved`, each `!secret` reference
+ * replaced by what secrets.yaml holds under its name, as the provider hands it
+ * to the plugin.
+ */
+async function storedSection(deployment: Deployment, ns: string): Promise<{ text: string; raw: unknown; resolved: unknown; store: Record<string, unknown> }> {
+  const { text, data } = await readStoredDocument(deployment.file)
+  const store = (await readSecretStore(deployment.file)).values
+  return { text, raw: data[ns], resolved: resolveStored(data[ns], store), store }
 }
 
 /** The section is listed first, badged as needing setup, and nothing has started. */
@@ -91,16 +97,22 @@ async function expectStarted(deployment: Deployment, region: Locator, setup: Set
 }
 
 /**
- * The plugin started with exactly what was given and the document on disk
- * holds it, nothing else: a choice's value is read back from the document,
- * everything else is as typed. Answers the document's text and what was given.
+ * The plugin started with exactly what was given and the settings on disk
+ * hold it, nothing else: each plain value in the document as given (a
+ * choice's value is read back from the document), each secret in secrets.yaml
+ * under its derived name with the `!secret` reference in the document (which
+ * never holds the value). Answers the document's text and what was given.
  */
 async function expectStartedWith(deployment: Deployment, setup: SetupCase, typed: readonly Typed[], started: unknown): Promise<{ text: string; given: Typed[] }> {
-  const { text, section } = await storedSection(deployment, setup.ns)
-  const given = typed.map((entry) => (entry.value === undefined ? { ...entry, value: getAt(section, entry.path) } : entry))
-  for (const entry of given.filter((item) => !item.tag)) expect(getAt(section, entry.path), `${setup.ns} ${entry.path.join('.')} in the document`).toEqual(entry.value)
+  const { text, raw, resolved, store } = await storedSection(deployment, setup.ns)
+  const given = typed.map((entry) => (entry.value === undefined ? { ...entry, value: getAt(resolved, entry.path) } : entry))
+  for (const entry of given.filter((item) => !item.tag && !item.secret)) expect(getAt(raw, entry.path), `${setup.ns} ${entry.path.join('.')} in the document`).toEqual(entry.value)
+  for (const entry of given.filter((item) => item.secret)) await expectSecretInStore(deployment.file, { ns: setup.ns, path: entry.path }, entry.value as string, setup.ns)
+  // secrets.yaml holds the typed secrets and nothing else.
+  expect(Object.keys(store).sort()).toEqual(given.filter((entry) => entry.secret).map((entry) => storedSecretName(setup.ns, entry.path)).sort())
   const covered = (path: string[]) => given.some((entry) => entry.path.every((key, depth) => path[depth] === key))
-  expect(leafPaths(section).filter((path) => !covered(path))).toEqual([])
+  expect(leafPaths(resolved).filter((path) => !covered(path))).toEqual([])
+  expect(resolved, `${setup.ns}: the settings on disk resolve to what was given`).toMatchObject(sectionOf(given.filter((entry) => !entry.tag)))
   expect(started).toEqual(setup.schema(sectionOf(given)))
   return { text, given }
 }
@@ -150,9 +162,11 @@ async function journey(session: BrowserSession, slots: TestSlots, setup: SetupCa
 
     tap.stop()
     traffic.stop()
+    const store = await readSecretStore(deployment.file)
     for (const { value } of given.filter((entry) => entry.secret)) {
-      // Stored, so the value was sent somewhere: the scans below are not blind.
-      expect(text).toContain(String(value))
+      // Stored (in secrets.yaml, checked above), so the value was sent somewhere: the scans below are not blind.
+      expect(store.text).toContain(String(value))
+      expect(text).not.toContain(String(value))
       expect(await secretPlaces(page, String(value), { traffic, frames: tap.text(), console: consoleLines, logs: deployment.logs() })).toEqual([])
     }
     return { forms }

@@ -21,6 +21,7 @@ import { messagesOf } from '../../src/app/i18n.ts'
 import { describeBrowser, runAxe, saveScreenshot } from './harness/browser.ts'
 import { useDeploymentSession } from './harness/browser-session.ts'
 import { startDeployment, type Deployment } from './harness/deployment.ts'
+import { readSecretStore } from './harness/stored-secrets.ts'
 
 const en = messagesOf('en-US')
 const zh = messagesOf('zh-CN')
@@ -104,6 +105,8 @@ describeBrowser('tables and migration steps in chromium', (executablePath) => {
     await weight.fill('7')
     await weight.press('Enter')
     await eventually(async () => expect(await deployment.readFile()).toBe(before.replace('    - url: https://b.example\n', '    - url: https://b.example\n      weight: 7\n')))
+    // The inline token of the first row was not written, so it stays where it is: nothing went to the secret store.
+    expect((await readSecretStore(deployment.file)).exists).toBe(false)
     // A toggle sends on change; the box shows the answer once it is back.
     await headers.getByRole('checkbox', { name: 'secure of x-trace' }).click()
     await eventually(async () => expect(await deployment.readFile()).toContain('      secure: true'))

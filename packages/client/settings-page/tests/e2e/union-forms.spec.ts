@@ -15,6 +15,7 @@ import { messagesOf } from '../../src/app/i18n.ts'
 import { describeBrowser } from './harness/browser.ts'
 import { useDeploymentSession } from './harness/browser-session.ts'
 import { serviceOf, startDeployment } from './harness/deployment.ts'
+import { expectNotKept, expectSecretInStore } from './harness/stored-secrets.ts'
 
 const en = messagesOf('en-US')
 const auth = corpusEntries().find((entry) => entry.package === '@koishijs/plugin-auth')!
@@ -61,13 +62,17 @@ describeBrowser('union forms and required fields in the page', (executablePath) 
     await region.getByRole('button', { name: en.draftSave, exact: true }).click()
     await expect.poll(() => settings.get('auth')).toMatchObject({ admin: { enabled: true, username: 'admin', password: PASSWORD } })
     expect(await page.content()).not.toContain(PASSWORD)
+    await expectSecretInStore(deployment.file, { ns: 'auth', path: ['admin', 'password'] }, PASSWORD)
 
     // Off again: sent at once (nothing newly missing), the password kept for the next time it is turned on.
     // The checkbox shows what is stored: it turns off once the write answers.
     await toggle.click()
     await expect.poll(() => settings.get('auth')).toMatchObject({ admin: { enabled: false } })
     await expect.poll(() => toggle.isChecked()).toBe(false)
-    expect(await deployment.readFile()).toContain(PASSWORD)
+    // Kept: the reference stays in the document and the value in secrets.yaml, never in the document or a kept version.
+    expect(await deployment.readFile()).toContain('password: !secret auth.admin.password')
+    await expectSecretInStore(deployment.file, { ns: 'auth', path: ['admin', 'password'] }, PASSWORD)
+    await expectNotKept(deployment.file, [PASSWORD])
     expect(await page.locator(`#${fieldId('auth', ['admin', 'username'])}`).count()).toBe(0)
   }, 60_000)
 

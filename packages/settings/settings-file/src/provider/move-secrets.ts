@@ -38,7 +38,7 @@ export async function moveSecrets(options: MoveSecretsOptions): Promise<{ moved:
   await disk.locked(async (lock, target) => {
     const stored = await writes.write(lock, target, async (current) => {
       const resolved = await secrets.resolve(current)
-      const raw = await secrets.toRaw(current, [...sectionsOf(resolved)])
+      const raw = await secrets.toRaw(current, [...sectionsOf(resolved)], true)
       moved = raw.moved
       return moved ? { next: documentWith(current, raw.changes), changes: changesOfSections(raw.changes) } : { next: current }
     })

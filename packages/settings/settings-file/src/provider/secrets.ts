@@ -213,19 +213,20 @@ export class DocumentSecrets {
   /**
    * The raw sections that store `changes` (plain sections from the seam):
    * each place a reference held keeps it (a changed `!secret` value is stored
-   * under its name), each other secret goes to the store under its derived
-   * name with the reference in its place. The store is written here, before
+   * under its name), each secret the write sets goes to the store under its
+   * derived name with the reference in its place (an inline secret it leaves
+   * unchanged stays inline, unless `moveInline`: how `moveSecrets` moves them). The store is written here, before
    * the document. `unused` are `!secret` names the changes stopped naming
    * (remove them once the document is written, if nothing else names them).
    */
-  async toRaw(current: SettingsDocument, changes: readonly SectionChange[]): Promise<{ changes: SectionChange[]; unused: string[]; moved: number }> {
+  async toRaw(current: SettingsDocument, changes: readonly SectionChange[], moveInline = false): Promise<{ changes: SectionChange[]; unused: string[]; moved: number }> {
     const raws: SectionChange[] = []
     const unused: string[] = []
     let moved = 0
     for (const change of changes) {
       const was = getSection(current, change.ns, change.scope)
       const before = await this.section(change, was)
-      const made = await this.rawSection(change, before.held)
+      const made = await this.rawSection(change, moveInline ? undefined : was, before.held)
       const { held, dropped } = made
       moved += made.moved
       // A section that stores as it stands (a `!secret` value changed in the store alone) keeps its object: the document is not written for it.
@@ -239,7 +240,7 @@ export class DocumentSecrets {
     return { changes: raws, unused, moved }
   }
 
-  private async rawSection(change: SectionChange, before: readonly Held[]): Promise<{ raw: unknown; held: Held[]; dropped: string[]; moved: number }> {
+  private async rawSection(change: SectionChange, was: unknown, before: readonly Held[]): Promise<{ raw: unknown; held: Held[]; dropped: string[]; moved: number }> {
     const { section } = change
     const dropped: string[] = []
     const held: Held[] = []
@@ -265,6 +266,8 @@ export class DocumentSecrets {
     for (const path of this.options.secretPaths(change.ns, section)) {
       const value = valueAtPath(section, path)
       if (taken.has(pathText(path)) || !this.storable(value)) continue
+      // An inline secret this write leaves as it was stays where it is: a write changes only what it writes (`moveSecrets` moves the rest).
+      if (dataEqual(valueAtPath(was, path), value)) continue
       const reference: SecretReference = { kind: 'secret', name: secretName(change.ns, path, change.scope) }
       await this.put(reference.name, value)
       raw = withValueAt(raw, path, referenceValue(reference, this.options.format))

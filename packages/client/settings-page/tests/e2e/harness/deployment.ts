@@ -70,13 +70,15 @@ export interface DeploymentOptions {
   presets?: PresetRoot[]
   /** The settings provider class: the YAML file provider, or a subclass of it with rules of its own. */
   provider?: typeof FileSettingsProvider
+  /** Where the provider puts secrets written through the settings: its default (`file`, `secrets.yaml` beside the document) unless given. */
+  secrets?: 'file' | 'inline'
 }
 
 /** A running deployment and the handles a spec needs to drive and inspect it. */
 export interface Deployment {
   /** The root cordis context everything is plugged into. */
   root: Context
-  /** The temp home (token file, default preset root, `settings.yaml`). */
+  /** The temp home (token file, default preset root, `settings.yaml`, and beside it `secrets.yaml` and `history/`). */
   home: string
   /** The absolute path of `settings.yaml`. */
   file: string
@@ -152,7 +154,7 @@ async function plugServices(root: Context, home: string, file: string, options: 
   const controller: ConstructorParameters<typeof SettingsController>[1] = { home, opener: options.opener ?? false }
   if (options.presets) controller.presets = options.presets
   return [
-    await settled(root.plugin(options.provider ?? FileSettingsProvider, { path: file, debounceMs: 50, recheckMs: 500 })),
+    await settled(root.plugin(options.provider ?? FileSettingsProvider, { path: file, debounceMs: 50, recheckMs: 500, ...(options.secrets ? { secrets: options.secrets } : {}) })),
     await settled(root.plugin(RemoteServer, { home, port: 0, static: options.assets })),
     await settled(root.plugin(SettingsController, controller)),
   ]
