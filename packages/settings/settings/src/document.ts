@@ -50,9 +50,11 @@ export function sectionFrom(source: SectionSource, ns: string, scope?: string): 
 export function putSection(doc: SettingsDocument, key: SectionKey, section: unknown): void {
   let sections: Record<string, unknown> = doc
   if (key.scope !== undefined) {
-    if (!isPlainObject(doc.scopes)) setOwn(doc, SCOPES_KEY, {})
-    const scopes = doc.scopes as Record<string, unknown>
-    if (!isPlainObject(scopes[key.scope])) setOwn(scopes, key.scope, {})
+    // Own keys only: a scope named `__proto__` (a hand-written document may hold one) would otherwise reach
+    // `Object.prototype` and put the section there, into every object of the process.
+    if (!isPlainObject(own(doc, SCOPES_KEY))) setOwn(doc, SCOPES_KEY, {})
+    const scopes = doc[SCOPES_KEY] as Record<string, unknown>
+    if (!isPlainObject(own(scopes, key.scope))) setOwn(scopes, key.scope, {})
     sections = scopes[key.scope] as Record<string, unknown>
   }
   if (section === undefined) delete sections[key.ns]
@@ -71,9 +73,10 @@ export function documentWith(doc: SettingsDocument, changes: Iterable<SectionKey
   const copied = new Set<string>()
   for (const change of changes) {
     if (change.scope !== undefined) {
-      if (!scopes) setOwn(next, SCOPES_KEY, (scopes = isPlainObject(doc.scopes) ? { ...doc.scopes } : {}))
+      const stored = own(doc, SCOPES_KEY)
+      if (!scopes) setOwn(next, SCOPES_KEY, (scopes = isPlainObject(stored) ? { ...stored } : {}))
       if (!copied.has(change.scope)) {
-        const sections = scopes[change.scope]
+        const sections = own(scopes, change.scope)
         setOwn(scopes, change.scope, isPlainObject(sections) ? { ...sections } : {})
         copied.add(change.scope)
       }

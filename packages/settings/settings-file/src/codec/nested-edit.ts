@@ -1,4 +1,4 @@
-import { dataEqual, isPlainObject } from './data.ts'
+import { dataEqual, isPlainObject, setOwn } from './data.ts'
 import type { Document } from 'yaml'
 import { blockChildren, keyAlone, type BlockChildren } from './block-pieces.ts'
 import type { DocumentEdit } from './diff.ts'
@@ -223,6 +223,6 @@ function rereadInside(before: string, text: string, lineStart: number, end: numb
     return copy
   }
   const copy: Record<string, unknown> = {}
-  for (const name of Object.keys(prev as object)) copy[name] = name === piece.key ? value : (prev as Record<string, unknown>)[name]
+  for (const name of Object.keys(prev as object)) setOwn(copy, name, name === piece.key ? value : (prev as Record<string, unknown>)[name])
   return copy
 }

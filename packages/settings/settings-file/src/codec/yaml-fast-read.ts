@@ -234,8 +234,10 @@ function plainKeysOnly(root: object): boolean {
       for (const item of node) if (typeof item === 'object' && item !== null) stack.push(item)
       continue
     }
-    // `for…in` lists a parsed map's own keys (its prototype is Object.prototype) without making an array of them.
+    // `for…in` lists a parsed map's keys without making an array of them; an inherited one (a prototype some other
+    // code polluted) is not the map's and must not be walked, or a polluted object-valued key loops for ever.
     for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue
       if (key === '__proto__' || isCoreNonString(key)) return false
       const child = (node as Record<string, unknown>)[key]
       if (typeof child === 'object' && child !== null) stack.push(child)
