@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -135,6 +135,28 @@ describe('scripts/start.ts', () => {
       expect(await leftovers(join(file, '..'))).toEqual([])
     },
   )
+
+  it('stops cleanly, exit 0, on a SIGINT that arrives while the deployment is still starting', { timeout: 60_000 }, async () => {
+    const { file, settingsDir } = await deployment()
+    // A plugin module that takes a while to load: the signal lands after the plugins before it run, while the
+    // deployment is still starting.
+    await writeFile(join(file, '..', 'slow.mjs'), `
+console.log('slow module loading')
+await new Promise((done) => setTimeout(done, 3000))
+export const name = 'slow'
+export function apply() {}
+`)
+    await writeFile(file, (await readFile(file, 'utf8')) + '  ./slow.mjs: {}\n')
+    const started = startScript(file, { DSH_START_SPEC_DIR: settingsDir })
+    await waitFor(started, 'slow module loading')
+    expect(started.stdout()).not.toContain(`running ${file}`)
+    process.kill(started.child.pid!, 'SIGINT')
+    const { code, signal: killedBy } = await started.exited
+    expect({ code, signal: killedBy }).toEqual({ code: 0, signal: null })
+    expect(started.stdout()).toContain('SIGINT: stopping')
+    expect(started.stdout()).toContain('probe dispose probe')
+    expect(await leftovers(settingsDir)).toEqual([])
+  })
 
   it('runs the default cordis.yml and serves the settings page, building it first when needed', { timeout: 90_000 }, async () => {
     const home = await tempDir(tmpdir(), 'dsh-start-home-')

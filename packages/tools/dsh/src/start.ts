@@ -26,10 +26,20 @@ export async function runStart(argv: readonly string[], io: CliIo): Promise<numb
   const parsed = parseCommand('dsh start', argv, io, START_USAGE, {}, { maxPositionals: 1 })
   if ('exit' in parsed) return parsed.exit
   const file = resolve(io.cwd, parsed.positionals[0] ?? 'cordis.yml')
+  // Handlers first: a Ctrl-C while the deployment is still starting (its plugins already running) stops it once
+  // it has started, instead of killing the process with its plugins mid-way.
+  let signalled: NodeJS.Signals | undefined
+  let onSignal = (signal: NodeJS.Signals) => void (signalled ??= signal)
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
+    const handler = () => onSignal(signal)
+    process.on(signal, handler)
+    return [signal, handler] as const
+  })
   let deployment: Awaited<ReturnType<typeof runDeployment>>
   try {
     deployment = await runDeployment(file)
   } catch (error) {
+    for (const [signal, handler] of handlers) process.off(signal, handler)
     io.err(`cannot start ${file}: ${(error as Error).message}`)
     return EXIT.REFUSED
   }
@@ -61,12 +71,11 @@ export async function runStart(argv: readonly string[], io: CliIo): Promise<numb
         stop(EXIT.REFUSED)
       })
     }
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.on(signal, () => {
-        if (stopping) return
-        logger.info('%s: stopping', signal)
-        stop(EXIT.OK)
-      })
+    onSignal = (signal) => {
+      if (stopping) return
+      logger.info('%s: stopping', signal)
+      stop(EXIT.OK)
     }
+    if (signalled) onSignal(signalled)
   })
 }
