@@ -5,28 +5,20 @@
  * (target ≤ 20 writes).
  *
  * Counting writes: every transaction that stores a document ends in exactly
- * one placement of a new file at the document's name: a `link` of its temp
- * file once the old document is set aside (`replaceIfSame` in
- * dsh-settings-file, a synchronous `linkSync`), or for a new document a
- * `link` through `fs/promises`. The bench counts successful links and renames
- * whose destination is the document, except those from a set-aside name (a
- * document put back, not written). It wraps those calls on the CommonJS `fs`
- * and `fs/promises` objects in-process and calls
- * `module.syncBuiltinESMExports()`, which updates the live bindings
- * (`import { renameSync } from 'node:fs'`) the provider holds. That counts
- * exactly, at the moment it happens, with no dependence on the timing or
- * coalescing of file system events (a watcher may merge two writes that land
- * close together). The spy proves itself: a burst that changed the document
- * but counted zero writes fails the bench instead of reporting a flattering
- * number.
+ * one replace by the file provider's store (`DocumentStore.replace` from
+ * `dsh-settings-file/store`, which places the new version at the document's
+ * path by `renameat2` exchange, or by the portable path where the kernel has
+ * none). The bench wraps that method in-process and counts the replaces that
+ * answer `written` for the document's path: exact, at the moment it happens,
+ * with no dependence on the timing or coalescing of file system events, nor
+ * on which system call placed the file. The spy proves itself: a burst that
+ * changed the document but counted zero writes fails the bench instead of
+ * reporting a flattering number.
  */
-import { createRequire, syncBuiltinESMExports } from 'node:module'
-import type { linkSync as linkSyncType, renameSync as renameSyncType } from 'node:fs'
-import type { link as linkType, rename as renameType } from 'node:fs/promises'
 import { writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import FileSettingsProvider from 'dsh-settings-file'
+import { DocumentStore } from 'dsh-settings-file/store'
 import type { SettingsScope } from 'dsh-settings'
 import { bootProvider, mount, namespaces, PluginSchema, removeTemp, tempDir, yamlDocument, type Booted, type PluginSettings } from './harness.ts'
 import { now } from './stats.ts'
@@ -34,39 +26,20 @@ import { now } from './stats.ts'
 export const UPDATES = 1000
 export const NAMESPACES = 100
 
-/** The CommonJS `fs/promises` and `fs` objects, whose properties are writable (the ESM namespaces' are not). */
-const fsPromises = createRequire(import.meta.url)('node:fs/promises') as { rename: typeof renameType; link: typeof linkType }
-const fsSync = createRequire(import.meta.url)('node:fs') as { renameSync: typeof renameSyncType; linkSync: typeof linkSyncType }
-
 /** Count the new versions placed at `target` (see the module comment) until `restore()`. */
 export function spyWrites(target: string): { count(): number; restore(): void } {
-  const original = { rename: fsPromises.rename, link: fsPromises.link, renameSync: fsSync.renameSync, linkSync: fsSync.linkSync }
+  const file = resolve(target)
+  const original = DocumentStore.prototype.replace
   let count = 0
-  const path = (value: Parameters<typeof renameType>[1]) => resolve(value instanceof URL ? fileURLToPath(value) : String(value))
-  const counts = (from: Parameters<typeof renameType>[0], to: Parameters<typeof renameType>[1]) => path(to) === target && !path(from).endsWith('.aside')
-  fsPromises.rename = async (from, to) => {
-    await original.rename(from, to)
-    if (counts(from, to)) count++
+  DocumentStore.prototype.replace = async function (this: DocumentStore<unknown>, ...args: Parameters<typeof original>) {
+    const outcome = await original.apply(this, args)
+    if (outcome === 'written' && resolve(args[1]) === file) count++
+    return outcome
   }
-  fsPromises.link = async (from, to) => {
-    await original.link(from, to)
-    if (counts(from, to)) count++
-  }
-  fsSync.renameSync = (from, to) => {
-    original.renameSync(from, to)
-    if (counts(from, to)) count++
-  }
-  fsSync.linkSync = (from, to) => {
-    original.linkSync(from, to)
-    if (counts(from, to)) count++
-  }
-  syncBuiltinESMExports()
   return {
     count: () => count,
     restore() {
-      Object.assign(fsPromises, { rename: original.rename, link: original.link })
-      Object.assign(fsSync, { renameSync: original.renameSync, linkSync: original.linkSync })
-      syncBuiltinESMExports()
+      DocumentStore.prototype.replace = original
     },
   }
 }

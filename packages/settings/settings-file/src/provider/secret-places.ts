@@ -52,11 +52,34 @@ export function referencesIn(root: unknown): HeldReference[] {
   return found
 }
 
-/** Whether any reference is under `root` (stops at the first). */
+/**
+ * Whether any reference is under `root`, stopping at the first. It allocates
+ * nothing per node (no paths, no key lists), so a section without references
+ * (nearly every one, a 1 MB list included) costs one quick walk; only a
+ * `$`-led key asks {@link referenceOf} about its map.
+ */
 export function holdsReference(root: unknown): boolean {
-  if (referenceOf(root)) return true
-  if (Array.isArray(root)) return root.some(holdsReference)
-  return isPlainObject(root) && Object.values(root).some(holdsReference)
+  const stack: unknown[] = [root]
+  while (stack.length) {
+    const node = stack.pop()
+    if (typeof node !== 'object' || node === null) continue
+    if (node instanceof TaggedScalar) {
+      if (referenceOf(node)) return true
+      continue
+    }
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === 'object' && item !== null) stack.push(item)
+      continue
+    }
+    if (!isPlainObject(node)) continue
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue
+      if (key.charCodeAt(0) === 0x24 && referenceOf(node)) return true
+      const child = node[key]
+      if (typeof child === 'object' && child !== null) stack.push(child)
+    }
+  }
+  return false
 }
 
 /** The value at `path` (array items by index text), or `undefined`. */

@@ -4,7 +4,7 @@ import { dataEqual } from 'dsh-settings/equal'
 import { FileSecretStore, isSecretScalar, type SecretScalar } from './file-secret-store.ts'
 import { resolveReference, SecretReferenceError, secretName, type SecretReference, type SecretStore } from 'dsh-settings-secrets'
 import { unresolvedWarning, SettingsSecretReadOnlyError } from './secret-errors.ts'
-import { referencesIn, referenceValue, valueAtPath, withValueAt, type HeldReference } from './secret-places.ts'
+import { holdsReference, referencesIn, referenceValue, valueAtPath, withValueAt, type HeldReference } from './secret-places.ts'
 import type { DocumentFormat } from './settings-codec.ts'
 
 /** Where secrets written through the settings go: `secrets.yaml`, the OS keychain, or the document itself. */
@@ -168,6 +168,12 @@ export class DocumentSecrets {
     if (!isPlainObject(raw) && !Array.isArray(raw)) return { section: raw, held: [], generation: undefined }
     const cached = this.sections.get(raw)
     if (cached && (cached.generation === undefined || cached.generation === this.generation)) return cached
+    if (!holdsReference(raw)) {
+      // Nothing to resolve (the common case): no paths are built for it.
+      const plain: Resolved = { section: raw, held: [], generation: undefined }
+      this.sections.set(raw, plain)
+      return plain
+    }
     const generation = this.generation
     const held: Held[] = []
     let section: unknown = raw
