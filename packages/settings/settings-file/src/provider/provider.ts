@@ -20,10 +20,7 @@ import { listVersions, readVersionDocument } from './versions.ts'
 import { checkStore, moveSecrets, referencesAsJson, secretsOf, storeWatchEffect, writeTransaction, type DocumentSecrets } from './secret-wiring.ts'
 import { SettingsWrites, type Base } from './write.ts'
 
-/**
- * The steps of a write, named for tests that edit the file or kill the writer
- * between them (see `StoreStep`). `lock:<step>` are the lock protocol's own steps.
- */
+/** The steps of a write (`StoreStep`), named for tests that edit the file or kill the writer between them; `lock:<step>` are the lock's own. */
 export type FileStep = StoreStep
 
 export { pruneEvery } from '../store/document-store.ts'

@@ -221,8 +221,8 @@ export class DocumentSecrets {
    * each place a reference held keeps it (a changed `!secret` value is stored
    * under its name), each secret the write sets goes to the store under its
    * derived name with the reference in its place (an inline secret it leaves
-   * unchanged stays inline, unless `moveInline`: how `moveSecrets` moves them). The store is written here, before
-   * the document. `unused` are `!secret` names the changes stopped naming
+   * unchanged stays inline, unless `moveInline`: how `moveSecrets` moves
+   * them). The store is written here, before the document. `unused` are `!secret` names the changes stopped naming
    * (remove them once the document is written, if nothing else names them).
    */
   async toRaw(current: SettingsDocument, changes: readonly SectionChange[], moveInline = false): Promise<{ changes: SectionChange[]; unused: string[]; moved: number }> {
