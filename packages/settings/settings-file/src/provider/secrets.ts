@@ -112,7 +112,8 @@ export class DocumentSecrets {
     let document: SettingsDocument = raw
     let scopes: Record<string, unknown> | undefined
     for (const change of sectionsOf(raw)) {
-      const resolved = await this.section(change, change.section)
+      // Most sections are known (or hold no reference): looked up without an await each.
+      const resolved = this.known(change.section) ?? (await this.section(change, change.section))
       if (resolved.section === change.section) continue
       if (document === raw) document = { ...raw }
       if (change.scope === undefined) setOwn(document, change.ns, resolved.section)
@@ -163,17 +164,25 @@ export class DocumentSecrets {
     else await store.set(name, String(value))
   }
 
-  /** One raw section resolved (cached by the raw object while the store is unchanged). */
-  private async section(key: SectionKey, raw: unknown): Promise<Resolved> {
+  /** A raw section's resolution when it needs no reading: a scalar, one cached while the store is unchanged, or one holding no reference. */
+  private known(raw: unknown): Resolved | undefined {
     if (!isPlainObject(raw) && !Array.isArray(raw)) return { section: raw, held: [], generation: undefined }
     const cached = this.sections.get(raw)
     if (cached && (cached.generation === undefined || cached.generation === this.generation)) return cached
-    if (!holdsReference(raw)) {
-      // Nothing to resolve (the common case): no paths are built for it.
-      const plain: Resolved = { section: raw, held: [], generation: undefined }
-      this.sections.set(raw, plain)
-      return plain
-    }
+    if (holdsReference(raw)) return undefined
+    // Nothing to resolve (the common case): no paths are built for it.
+    const plain: Resolved = { section: raw, held: [], generation: undefined }
+    this.sections.set(raw, plain)
+    return plain
+  }
+
+  /** One raw section resolved (cached by the raw object while the store is unchanged). */
+  private async section(key: SectionKey, raw: unknown): Promise<Resolved> {
+    const known = this.known(raw)
+    if (known) return known
+    // Not known: a map or a list holding a reference (a scalar is always known).
+    const holder = raw as object
+    const cached = this.sections.get(holder)
     const generation = this.generation
     const held: Held[] = []
     let section: unknown = raw
@@ -194,7 +203,7 @@ export class DocumentSecrets {
     // Read again after a store change and found the same: the very object the seam has, so nothing is published for it.
     if (cached && dataEqual(section, cached.section)) section = cached.section
     const resolved: Resolved = { section, held, generation: readsStore ? generation : undefined }
-    this.sections.set(raw, resolved)
+    this.sections.set(holder, resolved)
     return resolved
   }
 
