@@ -52,11 +52,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function referenceOfJson(value: unknown): SecretReference | undefined {
   if (!isPlainObject(value)) return undefined
-  const keys = Reflect.ownKeys(value)
-  if (keys.length !== 1 || typeof keys[0] !== 'string') return undefined
-  const kind = KIND_OF_KEY.get(keys[0])
-  const name = value[keys[0]]
-  return kind !== undefined && typeof name === 'string' && name !== '' ? { kind, name } : undefined
+  // The three keys are looked up before the object's keys are listed: a large map holding none of them is not listed.
+  let found: [key: string, kind: SecretReferenceKind] | undefined
+  for (const [key, kind] of KIND_OF_KEY) {
+    if (!Object.hasOwn(value, key)) continue
+    if (found) return undefined
+    found = [key, kind]
+  }
+  if (!found || Reflect.ownKeys(value).length !== 1) return undefined
+  const name = value[found[0]]
+  return typeof name === 'string' && name !== '' ? { kind: found[1], name } : undefined
 }
 
 /**

@@ -60,19 +60,28 @@ function* sections(document: SettingsDocument): Generator<{ ns: string; scope?: 
  * `value` with each reference inside it replaced by what `replace` answers
  * for it (`undefined`: left out of an object; in a list, its JSON form stays,
  * so the items after it keep their places). A value holding no reference is
- * answered as it is, not copied.
+ * answered as it is, not copied. `path` is where `value` sits: one array,
+ * extended and cut back on the way down, copied only for a reference found
+ * (a large section is mostly scalars, which cost a type test each).
  */
 function mapReferences(value: unknown, path: string[], replace: (reference: SecretReference, path: string[]) => unknown, depth = 0): unknown {
   const reference = referenceIn(value)
-  if (reference) return replace(reference, path)
+  if (reference) return replace(reference, [...path])
   if (typeof value !== 'object' || value === null || depth > 200) return value
   let copy: Record<string, unknown> | unknown[] | undefined
-  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value)
-  for (const [key, item] of entries) {
-    const next = mapReferences(item, [...path, key], replace, depth + 1)
+  const list = Array.isArray(value) ? value : undefined
+  const keys = list ? undefined : Object.keys(value)
+  const count = list ? list.length : keys!.length
+  for (let index = 0; index < count; index++) {
+    const key = list ? String(index) : keys![index]!
+    const item = list ? list[index] : (value as Record<string, unknown>)[key]
+    if (typeof item !== 'object' || item === null) continue
+    path.push(key)
+    const next = mapReferences(item, path, replace, depth + 1)
+    path.pop()
     if (next === item) continue
-    copy ??= Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }
-    if (Array.isArray(copy)) copy[Number(key)] = next === undefined ? referenceToJson(referenceIn(item)!) : next
+    copy ??= list ? [...list] : { ...(value as Record<string, unknown>) }
+    if (Array.isArray(copy)) copy[index] = next === undefined ? referenceToJson(referenceIn(item)!) : next
     else if (next === undefined) delete copy[key]
     else copy[key] = next
   }
