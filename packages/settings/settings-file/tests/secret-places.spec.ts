@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { TaggedScalar } from '../src/codec/index.ts'
-import { holdsReference, referencesIn } from '../src/provider/secret-places.ts'
+import { holdsReference, noteReferenceFree, referencesIn } from '../src/provider/secret-places.ts'
 
 const leaf = fc.oneof(
   fc.string(),
@@ -35,4 +35,20 @@ describe('holdsReference', () => {
     records[49_999]!.tags.push(new TaggedScalar('!secret', 'x') as never)
     expect(holdsReference({ records })).toBe(true)
   })
+
+  it('skips the objects noted free of references, and only those', () => {
+    const records = Array.from({ length: 1_000 }, (_, id) => ({ id, name: `record ${id}` }))
+    const free = new WeakSet<object>()
+    noteReferenceFree({ limit: 3, records }, free)
+    // A later section keeping the noted list, with a reference beside it: found.
+    expect(holdsReference({ limit: 4, records, token: new TaggedScalar('!env', 'TOKEN') }, free)).toBe(true)
+    // The noted list itself is not walked again: a reference planted in it (which a reread never does: it makes a
+    // new list for changed text) goes unseen with the note and is found without it.
+    records[500]!.name = new TaggedScalar('!secret', 'x') as never
+    expect(holdsReference({ limit: 5, records }, free)).toBe(false)
+    expect(holdsReference({ limit: 5, records })).toBe(true)
+    // What lies deeper than the top two levels is not noted: a kept record is walked.
+    expect(holdsReference({ other: [records[500]] }, free)).toBe(true)
+  })
 })
+

@@ -82,6 +82,33 @@ describe('references in the document', () => {
     await eventually(() => expect(fx.harness!.logs.join('\n')).toContain('!env DSH_TEST_SURELY_UNSET'))
     expect(scope.get()).toMatchObject({ engine: 'google', apiKey: KEY })
   })
+
+  it('finds a reference a hand edit puts into a large section, beside parts the reread keeps and inside one it changes', async () => {
+    process.env.DSH_TEST_SECRETS_TOKEN = OTHER
+    try {
+      const file = join(fx.dir, 'settings.yaml')
+      // Over the nested reread's threshold, so a small edit reads only the changed stretch and keeps the other objects.
+      const mirrors = Array.from({ length: 800 }, (_, index) => `    - url: https://m${index}.example/search\n      note: mirror ${index} of the search engine`).join('\n')
+      const text = (token: string, note: string) => `web-search:\n  engine: google\n  token: ${token}\n  mirrors:\n${mirrors.replace('note: mirror 400 of the search engine', `note: ${note}`)}\n`
+      await writeFile(file, text('plain', 'mirror 400 of the search engine'))
+      fx.harness = await bootFile({ path: file, debounceMs: 20, recheckMs: 0 })
+      let scope!: SettingsScope<{ engine: string; token: string; mirrors: { url: string; note: string }[] }>
+      const mirror = Schema.object({ url: Schema.string(), note: Schema.string() })
+      await fx.harness.root.inject(['settings'], (ctx) => {
+        scope = ctx.settings.register('web-search', Schema.object({ engine: Schema.string(), token: Schema.string().role('secret'), mirrors: Schema.array(mirror) }))
+      })
+      expect(scope.get().token).toBe('plain')
+      // Beside the mirrors, which the reread keeps as they were.
+      await writeFile(file, text('!env DSH_TEST_SECRETS_TOKEN', 'mirror 400 of the search engine'))
+      await eventually(() => expect(scope.get().token).toBe(OTHER))
+      // Inside the mirrors, one item of 800 changed.
+      await writeFile(file, text('!env DSH_TEST_SECRETS_TOKEN', '!env DSH_TEST_SECRETS_TOKEN'))
+      await eventually(() => expect(scope.get().mirrors[400]!.note).toBe(OTHER))
+      expect(scope.get().mirrors[399]!.note).toBe('mirror 399 of the search engine')
+    } finally {
+      delete process.env.DSH_TEST_SECRETS_TOKEN
+    }
+  })
 })
 
 describe('writes go to the store', () => {

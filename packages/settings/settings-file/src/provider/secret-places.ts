@@ -56,13 +56,15 @@ export function referencesIn(root: unknown): HeldReference[] {
  * Whether any reference is under `root`, stopping at the first. It allocates
  * nothing per node (no paths, no key lists), so a section without references
  * (nearly every one, a 1 MB list included) costs one quick walk; only a
- * `$`-led key asks {@link referenceOf} about its map.
+ * `$`-led key asks {@link referenceOf} about its map. Objects in `free` are
+ * known to hold none and are not walked (a reread keeps the objects of the
+ * text it did not change, so a reload walks what changed).
  */
-export function holdsReference(root: unknown): boolean {
+export function holdsReference(root: unknown, free?: WeakSet<object>): boolean {
   const stack: unknown[] = [root]
   while (stack.length) {
     const node = stack.pop()
-    if (typeof node !== 'object' || node === null) continue
+    if (typeof node !== 'object' || node === null || free?.has(node)) continue
     if (node instanceof TaggedScalar) {
       if (referenceOf(node)) return true
       continue
@@ -80,6 +82,20 @@ export function holdsReference(root: unknown): boolean {
     }
   }
   return false
+}
+
+/**
+ * Note `root`, found to hold no reference, and the maps and lists directly
+ * under it in `free`: a later section that keeps one of them (the same
+ * object) skips it in {@link holdsReference}. Only the top two levels, so
+ * noting costs a few entries however large the section is.
+ */
+export function noteReferenceFree(root: unknown, free: WeakSet<object>): void {
+  if (typeof root !== 'object' || root === null) return
+  free.add(root)
+  for (const child of Array.isArray(root) ? root : isPlainObject(root) ? Object.values(root) : []) {
+    if (typeof child === 'object' && child !== null) free.add(child)
+  }
 }
 
 /** The value at `path` (array items by index text), or `undefined`. */

@@ -4,7 +4,7 @@ import { dataEqual } from 'dsh-settings/equal'
 import { FileSecretStore, isSecretScalar, type SecretScalar } from './file-secret-store.ts'
 import { resolveReference, SecretReferenceError, secretName, type SecretReference, type SecretStore } from 'dsh-settings-secrets'
 import { unresolvedWarning, SettingsSecretReadOnlyError } from './secret-errors.ts'
-import { holdsReference, referencesIn, referenceValue, valueAtPath, withValueAt, type HeldReference } from './secret-places.ts'
+import { holdsReference, noteReferenceFree, referencesIn, referenceValue, valueAtPath, withValueAt, type HeldReference } from './secret-places.ts'
 import type { DocumentFormat } from './settings-codec.ts'
 
 /** Where secrets written through the settings go: `secrets.yaml`, the OS keychain, or the document itself. */
@@ -83,6 +83,8 @@ export function* sectionsOf(document: SettingsDocument): Generator<SectionChange
 export class DocumentSecrets {
   private readonly sections = new WeakMap<object, Resolved>()
   private readonly documents = new WeakMap<object, { document: SettingsDocument; generation: number }>()
+  /** Maps and lists of raw sections known to hold no reference (a raw section is never changed in place). */
+  private readonly referenceFree = new WeakSet<object>()
   /** What the last resolved document holds, by section. */
   private held = new Map<string, Held[]>()
   private generation = 0
@@ -169,8 +171,9 @@ export class DocumentSecrets {
     if (!isPlainObject(raw) && !Array.isArray(raw)) return { section: raw, held: [], generation: undefined }
     const cached = this.sections.get(raw)
     if (cached && (cached.generation === undefined || cached.generation === this.generation)) return cached
-    if (holdsReference(raw)) return undefined
+    if (holdsReference(raw, this.referenceFree)) return undefined
     // Nothing to resolve (the common case): no paths are built for it.
+    noteReferenceFree(raw, this.referenceFree)
     const plain: Resolved = { section: raw, held: [], generation: undefined }
     this.sections.set(raw, plain)
     return plain
