@@ -51,4 +51,3 @@ describe('holdsReference', () => {
     expect(holdsReference({ other: [records[500]] }, free)).toBe(true)
   })
 })
-
