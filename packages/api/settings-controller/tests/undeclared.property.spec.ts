@@ -9,6 +9,7 @@
 import type { Fiber } from 'cordis'
 import fc from 'fast-check'
 import Schema from 'schemastery'
+import { PROTOTYPE_KEYS } from 'dsh-settings'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SettingsPathOpView } from '../src/index.ts'
 import { plugController, plugProvider, plugServer, registerKind, rootContext } from './harness.ts'
@@ -96,10 +97,7 @@ function objectValueArb(fields: Fields): fc.Arbitrary<Record<string, unknown>> {
   return fc.tuple(...entries).map((pairs) => Object.fromEntries(pairs.filter(([, value]) => value !== undefined)))
 }
 
-/** Keys the seam refuses in any value it is handed (`SETTINGS_BAD_INPUT`, reason `prototype-key`), by design. */
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
-
-/** Whether `value` holds a key named in {@link PROTOTYPE_KEYS} at any depth. */
+/** Whether `value` holds, at any depth, a key the seam refuses by design (`PROTOTYPE_KEYS`: `SETTINGS_BAD_INPUT`, reason `prototype-key`). */
 function holdsPrototypeKey(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false
   return Object.entries(value).some(([key, item]) => PROTOTYPE_KEYS.has(key) || holdsPrototypeKey(item))

@@ -115,7 +115,7 @@ export class DocumentSecrets {
     let scopes: Record<string, unknown> | undefined
     for (const change of sectionsOf(raw)) {
       // Most sections are known (or hold no reference): looked up without an await each.
-      const resolved = this.known(change.section) ?? (await this.section(change, change.section))
+      const resolved = this.known(change.section) ?? (await this.read(change, change.section as object))
       if (resolved.section === change.section) continue
       if (document === raw) document = { ...raw }
       if (change.scope === undefined) setOwn(document, change.ns, resolved.section)
@@ -180,17 +180,19 @@ export class DocumentSecrets {
   }
 
   /** One raw section resolved (cached by the raw object while the store is unchanged). */
-  private async section(key: SectionKey, raw: unknown): Promise<Resolved> {
-    const known = this.known(raw)
-    if (known) return known
-    // Not known: a map or a list holding a reference (a scalar is always known).
-    const holder = raw as object
+  private section(key: SectionKey, raw: unknown): Promise<Resolved> | Resolved {
+    // What `known` cannot answer is a map or a list holding a reference (a scalar is always known).
+    return this.known(raw) ?? this.read(key, raw as object)
+  }
+
+  /** Resolve each reference of `holder`, a raw section {@link known} could not answer for (it walked it once already). */
+  private async read(key: SectionKey, holder: object): Promise<Resolved> {
     const cached = this.sections.get(holder)
     const generation = this.generation
     const held: Held[] = []
-    let section: unknown = raw
+    let section: unknown = holder
     let readsStore = false
-    for (const { path, reference } of referencesIn(raw)) {
+    for (const { path, reference } of referencesIn(holder)) {
       readsStore ||= reference.kind === 'secret'
       try {
         const value = await this.resolveReference(reference)
